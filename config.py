@@ -1,0 +1,70 @@
+"""rua's settings: one frozen dataclass, read from RUA_* environment variables."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+
+PREFIX = "RUA_"
+TRUE = {"1", "true", "yes", "on"}
+FALSE = {"0", "false", "no", "off", ""}
+
+
+class ConfigError(ValueError):
+    """A RUA_* variable is unknown or its value cannot be read."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every knob with a working default; the README's settings table documents each one."""
+
+    database_url: str = "sqlite:///var/rua.db"
+    base_url: str = "http://127.0.0.1:8000/api/v1"
+    report_address: str = ""
+    dns_nameservers: str = ""
+    dns_port: int = 53
+    dns_timeout: float = 3.0
+    offline: bool = False
+    max_report_bytes: int = 64 * 1024 * 1024
+    max_archive_depth: int = 4
+    bind: str = "127.0.0.1:8000"
+    workers: int = 0
+    proxies: int = 0
+    lock_dir: str = "var"
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, environ) -> "Config":
+        """Build a Config from RUA_* names; an unknown name or unreadable value is an error."""
+        known = {PREFIX + f.name.upper(): f for f in fields(cls)}
+        unknown = sorted(n for n in environ if n.startswith(PREFIX) and n not in known)
+        if unknown:
+            raise ConfigError(f"unknown setting {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        values = {f.name: _coerce(name, environ[name], f.type)
+                  for name, f in known.items() if name in environ}
+        return cls(**values)
+
+    def replace(self, **changes) -> "Config":
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+def _coerce(name: str, raw: str, kind: str):
+    kind = kind if isinstance(kind, str) else kind.__name__
+    try:
+        if kind == "bool":
+            low = raw.strip().lower()
+            if low in TRUE:
+                return True
+            if low in FALSE:
+                return False
+            raise ValueError(raw)
+        if kind == "int":
+            return int(raw)
+        if kind == "float":
+            return float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a valid {kind}") from None
+    return raw

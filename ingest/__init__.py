@@ -1,0 +1,1 @@
+"""Reading DMARC aggregate reports: containers, XML, per-record verdicts, and storing them."""

@@ -1,0 +1,322 @@
+"""Every table of rua, for the whole v1 contract. Public ids are ULIDs; times are naive UTC."""
+from __future__ import annotations
+
+from peewee import (BigAutoField, BigIntegerField, BlobField, BooleanField, CharField,
+                    DateField, DateTimeField, FloatField, ForeignKeyField, IntegerField,
+                    Model, SQL, TextField)
+
+from store import db
+from store.clock import utcnow
+from store.encoding import dumps, loads
+from store.ids import new_ulid
+
+PLANS = ("free", "team", "unlimited", "none")
+ROLES = ("owner", "admin", "analyst", "viewer", "billing")
+SCOPES = ("read", "full")
+DOMAIN_SOURCES = ("manual", "auto", "both")
+VERIFICATION_STATES = ("pending", "verified", "verified_inherited", "not_published",
+                       "published_not_ours", "multiple_records", "unconfirmed")
+CLASSIFICATIONS = ("authenticated", "likely_forwarded", "suspicious", "needs_review")
+
+
+class JSONField(TextField):
+    """A JSON value kept as text, so SQLite and Postgres store it alike."""
+
+    def db_value(self, value):
+        return None if value is None else dumps(value).decode()
+
+    def python_value(self, value):
+        return None if value is None else loads(value)
+
+
+class UlidField(CharField):
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 26)
+        super().__init__(**kwargs)
+
+
+class BaseModel(Model):
+    class Meta:
+        database = db
+        legacy_table_names = False
+
+
+class Organization(BaseModel):
+    id = UlidField(primary_key=True, default=new_ulid)
+    name = CharField(max_length=200, unique=True)
+    plan = CharField(max_length=16, default="free")
+    created_at = DateTimeField(default=utcnow)
+    # Set by ingest, cleared by the snapshotter: the organization's blobs need recomputing.
+    dirty_since = DateTimeField(null=True, index=True)
+
+
+class Member(BaseModel):
+    id = UlidField(primary_key=True, default=new_ulid)
+    org = ForeignKeyField(Organization, backref="members", on_delete="CASCADE")
+    email = CharField(max_length=320)
+    role = CharField(max_length=16)
+    created_at = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("org", "email"), True),)
+
+
+class ApiKey(BaseModel):
+    id = UlidField(primary_key=True, default=new_ulid)
+    org = ForeignKeyField(Organization, backref="keys", on_delete="CASCADE")
+    member = ForeignKeyField(Member, backref="keys", on_delete="CASCADE")
+    name = CharField(max_length=200, default="")
+    digest = CharField(max_length=64, unique=True)
+    prefix = CharField(max_length=16)
+    scope = CharField(max_length=8, default="read")
+    expires_at = DateTimeField(null=True)
+    revoked_at = DateTimeField(null=True)
+    created_at = DateTimeField(default=utcnow)
+    last_used_at = DateTimeField(null=True)
+
+
+class Domain(BaseModel):
+    id = UlidField(primary_key=True, default=new_ulid)
+    org = ForeignKeyField(Organization, backref="domains", on_delete="CASCADE")
+    name = CharField(max_length=253)
+    source = CharField(max_length=8, default="manual")
+    dmarc_state = CharField(max_length=24, default="pending")
+    tlsrpt_enabled = BooleanField(default=False)
+    tlsrpt_state = CharField(max_length=24, default="pending")
+    forensic_enabled = BooleanField(default=False)
+    forensic_state = CharField(max_length=24, default="pending")
+    verified_source = CharField(max_length=16, default="")
+    inherited_from = CharField(max_length=253, default="")
+    verified_at = DateTimeField(null=True)
+    dkim_selectors = JSONField(default=list)
+    dns = JSONField(null=True)               # last live DNS check, per record kind
+    dns_checked_at = DateTimeField(null=True)
+    created_at = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("org", "name"), True),)
+
+
+class Report(BaseModel):
+    id = UlidField(primary_key=True, default=new_ulid)
+    org = ForeignKeyField(Organization, backref="reports", on_delete="CASCADE")
+    dedupe_key = CharField(max_length=64)
+    version = CharField(max_length=16, default="1.0")
+    # ReportMetadata, in the reporter's words; the window stays as the reporter's epoch integers.
+    org_name = CharField(max_length=255)
+    email = CharField(max_length=320, default="")
+    extra_contact_info = TextField(default="")
+    report_id = CharField(max_length=255)
+    date_begin = BigIntegerField()
+    date_end = BigIntegerField()
+    day_begin = DateField()     # UTC day of begin
+    day_end = DateField()       # UTC day of end, an end at 00:00:00 belonging to the day before
+    errors = JSONField(null=True)
+    generator = CharField(max_length=255, default="")
+    # PolicyPublished.
+    domain = CharField(max_length=253)
+    adkim = CharField(max_length=1, default="")
+    aspf = CharField(max_length=1, default="")
+    p = CharField(max_length=16, default="")
+    sp = CharField(max_length=16, default="")
+    np = CharField(max_length=16, default="")
+    pct = IntegerField(null=True)
+    fo = CharField(max_length=16, default="")
+    testing = CharField(max_length=1, default="")
+    psd = CharField(max_length=1, default="")
+    discovery_method = CharField(max_length=16, default="")
+    # Totals, so list pages never touch records.
+    total_messages = BigIntegerField(default=0)
+    compliant_messages = BigIntegerField(default=0)
+    compliance_rate = FloatField(default=0.0)
+    record_count = IntegerField(default=0)
+    failure_summary = JSONField(default=dict)
+    parse_warnings = JSONField(null=True)
+    received_at = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = (
+            (("org", "dedupe_key"), True),
+            (("org", "date_end", "id"), False),
+            (("org", "received_at", "id"), False),
+            (("org", "domain", "id"), False),
+            (("org", "org_name", "id"), False),
+            (("org", "total_messages", "id"), False),
+            (("org", "compliance_rate", "id"), False),
+            (("org", "report_id", "id"), False),
+            (("org", "day_begin"), False),
+            (("org", "day_end"), False),
+        )
+
+
+class Record(BaseModel):
+    """One <record> of a report, in the reporter's order (ordinal)."""
+    id = BigAutoField()
+    report = ForeignKeyField(Report, backref="records", on_delete="CASCADE")
+    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    ordinal = IntegerField()
+    source_ip = CharField(max_length=64)
+    count = BigIntegerField()
+    disposition = CharField(max_length=16, default="none")
+    dkim = CharField(max_length=8)             # aligned DKIM verdict from policy_evaluated
+    spf = CharField(max_length=8)              # aligned SPF verdict from policy_evaluated
+    reasons = JSONField(null=True)             # [{"Type", "Comment"}]
+    envelope_to = CharField(max_length=253, default="")
+    envelope_from = CharField(max_length=253, default="")
+    header_from = CharField(max_length=253, default="")
+    auth_dkim = JSONField(null=True)           # [{"Domain", "Selector", "Result", "HumanResult"}]
+    auth_spf = JSONField(null=True)            # [{"Domain", "Scope", "Result", "HumanResult"}]
+    alignment = JSONField(default=dict)        # {"spf": [bool]|None, "dkim": [bool]|None}
+    classification = CharField(max_length=24)
+
+    class Meta:
+        indexes = (
+            (("report", "ordinal"), True),
+            (("org", "source_ip"), False),
+        )
+
+
+class DailyRollup(BaseModel):
+    """Per org, policy domain, UTC day (midpoint of the report window) and source IP."""
+    id = BigAutoField()
+    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    domain = CharField(max_length=253)
+    day = DateField()
+    source_ip = CharField(max_length=64)
+    messages = BigIntegerField(default=0)
+    compliant = BigIntegerField(default=0)
+    spf_aligned_pass = BigIntegerField(default=0)
+    dkim_aligned_pass = BigIntegerField(default=0)
+    forwarded = BigIntegerField(default=0)     # failing messages classified likely_forwarded
+    reports = IntegerField(default=0)          # reports that contributed to this row
+
+    class Meta:
+        indexes = (
+            (("org", "domain", "day", "source_ip"), True),
+            (("org", "day"), False),
+            (("org", "source_ip"), False),
+        )
+
+
+class DomainDay(BaseModel):
+    """Per org, policy domain and UTC day: reports counted and the policy last seen."""
+    id = BigAutoField()
+    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    domain = CharField(max_length=253)
+    day = DateField()
+    reports = IntegerField(default=0)
+    messages = BigIntegerField(default=0)
+    policy_p = CharField(max_length=16, default="")
+    policy_pct = IntegerField(null=True)
+    policy_testing = CharField(max_length=1, default="")
+
+    class Meta:
+        indexes = ((("org", "domain", "day"), True), (("org", "day"), False))
+
+
+class Source(BaseModel):
+    """A sending IP seen in an organization's reports, with what is known of it."""
+    id = BigAutoField()
+    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    ip = CharField(max_length=64)
+    first_seen = DateTimeField()
+    last_seen = DateTimeField()
+    ptr = CharField(max_length=253, null=True)
+    service_slug = CharField(max_length=64, null=True)
+    service_name = CharField(max_length=128, null=True)
+    service_icon = CharField(max_length=64, null=True)
+    abuse_status = CharField(max_length=16, default="unknown")
+    authorized = BooleanField(default=False)
+    country = CharField(max_length=2, null=True)
+    enriched_at = DateTimeField(null=True)
+
+    class Meta:
+        indexes = ((("org", "ip"), True),)
+
+
+class Event(BaseModel):
+    id = UlidField(primary_key=True, default=new_ulid)
+    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    type = CharField(max_length=32)
+    severity = CharField(max_length=16)        # info, warning, critical
+    title = CharField(max_length=255)
+    detail = TextField(default="")
+    domain = CharField(max_length=253, default="")
+    link = CharField(max_length=512, null=True)
+    acknowledged = BooleanField(default=False)
+    # A condition is raised once until it clears: one open event per dedupe key.
+    dedupe_key = CharField(max_length=255)
+    cleared_at = DateTimeField(null=True)
+    created_at = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = (
+            (("org", "created_at", "id"), False),
+            (("org", "dedupe_key"), False),
+        )
+
+
+class Snapshot(BaseModel):
+    """A precomputed JSON body, served as stored."""
+    id = BigAutoField()
+    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    kind = CharField(max_length=32)            # overview, compliance, history, trends, health
+    variant = CharField(max_length=300, default="")
+    body = BlobField()
+    etag = CharField(max_length=64)
+    computed_at = DateTimeField()
+
+    class Meta:
+        indexes = ((("org", "kind", "variant"), True),)
+
+
+class ScoreHistory(BaseModel):
+    id = BigAutoField()
+    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    day = DateField()
+    score = FloatField()
+    grade = CharField(max_length=4)
+    compliance_rate = FloatField()
+    spf_rate = FloatField()
+    dkim_rate = FloatField()
+    total_messages = BigIntegerField()
+
+    class Meta:
+        indexes = ((("org", "day"), True),)
+
+
+class Usage(BaseModel):
+    """Requests per organization and key per UTC clock hour; key_id '' holds the org total."""
+    id = BigAutoField()
+    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    key_id = CharField(max_length=26, default="")
+    hour = BigIntegerField()                   # epoch seconds at the start of the hour
+    allowed = IntegerField(default=0)
+    rejected = IntegerField(default=0)
+    heavy = IntegerField(default=0)            # heavy-route requests allowed (org total row)
+
+    class Meta:
+        indexes = ((("org", "key_id", "hour"), True), (("org", "hour"), False))
+
+
+class KeyHits(BaseModel):
+    """Requests per key per second, for the sliding 10-second abuse window."""
+    id = BigAutoField()
+    key_id = CharField(max_length=26)
+    second = BigIntegerField()
+    hits = IntegerField(default=0)
+
+    class Meta:
+        indexes = ((("key_id", "second"), True),)
+
+
+class SchemaVersion(BaseModel):
+    version = IntegerField(primary_key=True)
+    description = CharField(max_length=200)
+    applied_at = DateTimeField(default=utcnow)
+
+
+MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
+          Source, Event, Snapshot, ScoreHistory, Usage, KeyHits]
+
+__all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]

@@ -1,0 +1,59 @@
+"""Shared fixtures: a real SQLite file per test, or Postgres when RUA_TEST_DATABASE_URL names one."""
+from __future__ import annotations
+
+import os
+import pathlib
+
+import pytest
+
+from config import Config
+from store import open_db
+from store.migrations import migrate
+from store.models import MODELS
+
+POSTGRES_URL = os.environ.get("RUA_TEST_DATABASE_URL", "")
+CORPUS = os.environ.get("RUA_CORPUS", "")
+_migrated_postgres = False
+
+
+@pytest.fixture(autouse=True)
+def _no_rua_environment(monkeypatch):
+    """Each test states its own settings, as Flask's own suite scrubs FLASK_*."""
+    for name in list(os.environ):
+        if name.startswith("RUA_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def database_url(tmp_path):
+    return POSTGRES_URL or f"sqlite:///{tmp_path / 'rua.db'}"
+
+
+@pytest.fixture
+def config(database_url, tmp_path):
+    return Config(database_url=database_url, offline=True, lock_dir=str(tmp_path))
+
+
+@pytest.fixture
+def database(config):
+    """An empty, migrated store, connected for the test's length."""
+    global _migrated_postgres
+    database = open_db(config.database_url)
+    with database.connection_context():
+        if POSTGRES_URL and _migrated_postgres:
+            names = ", ".join(f'"{m._meta.table_name}"' for m in MODELS)
+            database.execute_sql(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+        else:
+            migrate(database)
+            _migrated_postgres = bool(POSTGRES_URL)
+        yield database
+    if hasattr(database, "close_all"):
+        database.close_all()
+
+
+@pytest.fixture
+def corpus_dir():
+    """The shared corpus of real reports (RUA_CORPUS); tests that need it skip without it."""
+    if not CORPUS or not pathlib.Path(CORPUS).is_dir():
+        pytest.skip("RUA_CORPUS is not set to the report corpus folder")
+    return pathlib.Path(CORPUS)
