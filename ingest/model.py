@@ -64,3 +64,10 @@ class ParsedReport:
     meta: ReportMeta
     records: Iterator[ParsedRecord]
     warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Refused:
+    """An input (or a member of one) that holds no readable report; reason is one line."""
+    origin: str
+    reason: str

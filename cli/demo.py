@@ -1,0 +1,5 @@
+"""rua subcommands (being built)."""
+
+
+def register(main):
+    """Add this module's commands to the rua group."""
