@@ -1,0 +1,93 @@
+"""Monitored domains: `rua domain add|list|remove`, in the one normal form of store.domain_names."""
+from __future__ import annotations
+
+import click
+from peewee import IntegrityError
+
+from cli.common import fail
+from cli.lookup import resolve_org
+from cli.session import open_store
+from store.domain_names import InvalidDomain, normalize
+from store.models import Domain
+
+
+@click.group()
+def domain():
+    """Domains an organization monitors (added by hand, or introduced by its reports)."""
+
+
+@domain.command("add")
+@click.argument("org_ref", metavar="ORG")
+@click.argument("name", metavar="DOMAIN")
+@click.pass_obj
+def domain_add(config, org_ref, name):
+    """Monitor DOMAIN for ORG (id or name); a domain its reports introduced becomes `both`."""
+    ascii_name = _normal(name)
+    with open_store(config) as database:
+        target = resolve_org(org_ref)
+        try:
+            with database.atomic():
+                row = Domain.get_or_none((Domain.org == target) & (Domain.name == ascii_name))
+                if row is None:
+                    Domain.create(org=target, name=ascii_name, source="manual")
+                    source = "manual"
+                elif row.source == "auto":
+                    row.source = source = "both"
+                    row.save(only=[Domain.source])
+                else:
+                    fail(f"{ascii_name} is already monitored by {target.name}")
+        except IntegrityError:
+            fail(f"{ascii_name} is already monitored by {target.name}")
+    click.echo(f"{ascii_name} ({source}) in {target.name}")
+
+
+@domain.command("list")
+@click.argument("org_ref", metavar="ORG")
+@click.pass_obj
+def domain_list(config, org_ref):
+    """List the domains of ORG: name, source (manual, auto, both), DMARC verification state."""
+    with open_store(config):
+        target = resolve_org(org_ref)
+        rows = list(target.domains.order_by(Domain.name))
+    width = max((len(row.name) for row in rows), default=0)
+    for row in rows:
+        click.echo(f"{row.name:<{width}}  {row.source:<6}  {row.dmarc_state}")
+
+
+@domain.command("remove")
+@click.argument("org_ref", metavar="ORG")
+@click.argument("name", metavar="DOMAIN")
+@click.pass_obj
+def domain_remove(config, org_ref, name):
+    """Stop monitoring DOMAIN by hand for ORG.
+
+    A `manual` or `auto` domain is removed (reports that name it later bring it back as
+    `auto`); a `both` domain stays, as `auto`, because its reports still introduce it.
+    Stored reports are kept either way.
+    """
+    ascii_name = _normal(name)
+    with open_store(config) as database:
+        with database.atomic():
+            target = resolve_org(org_ref)
+            row = Domain.get_or_none((Domain.org == target) & (Domain.name == ascii_name))
+            if row is None:
+                fail(f"{target.name} does not monitor {ascii_name}")
+            if row.source == "both":
+                row.source = "auto"
+                row.save(only=[Domain.source])
+                click.echo(f"{ascii_name} stays in {target.name} as auto (its reports introduce it)")
+            else:
+                row.delete_instance()
+                click.echo(f"removed {ascii_name} from {target.name}")
+
+
+def _normal(name: str) -> str:
+    try:
+        return normalize(name)
+    except InvalidDomain as exc:
+        fail(f"invalid domain name: {exc}")
+
+
+def register(main):
+    """Add this module's commands to the rua group."""
+    main.add_command(domain)

@@ -1,0 +1,36 @@
+"""Finding the rows an admin command names, with one clear error when they are not there."""
+from __future__ import annotations
+
+from cli.common import fail
+from store.ids import normalize_ulid
+from store.models import ApiKey, Member, Organization
+
+
+def resolve_org(text: str) -> Organization:
+    """The organization named by its id (any case) or its exact name."""
+    ulid = normalize_ulid(text.strip())
+    org = (Organization.get_or_none(Organization.id == ulid) if ulid
+           else Organization.get_or_none(Organization.name == text.strip()))
+    if org is None:
+        fail(f"no organization {text!r} (give its id or its name; `rua org list` shows both)")
+    return org
+
+
+def resolve_member(org: Organization, email: str) -> Member:
+    member = Member.get_or_none((Member.org == org) & (Member.email == normalize_email(email)))
+    if member is None:
+        fail(f"{email!r} is not a member of {org.name} (add one with `rua member add`)")
+    return member
+
+
+def resolve_key(text: str) -> ApiKey:
+    ulid = normalize_ulid(text.strip())
+    key = ApiKey.get_or_none(ApiKey.id == ulid) if ulid else None
+    if key is None:
+        fail(f"no API key with id {text!r} (`rua key list ORG` shows the ids)")
+    return key
+
+
+def normalize_email(text: str) -> str:
+    """Addresses compare case-insensitively, so one form is stored."""
+    return text.strip().lower()
