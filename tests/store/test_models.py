@@ -1,21 +1,197 @@
+"""The schema on SQLite and Postgres (RUA_TEST_DATABASE_URL): migrations, uniqueness, cascades."""
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from peewee import IntegrityError
+
+from store import keys, migrations, open_db
 from store.migrations import current_version, latest_version, migrate
-from store.models import ApiKey, Organization
-from tests.factories import make_key, make_org
+from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, KeyHits, Member,
+                          Organization, Record, Report, SchemaVersion, ScoreHistory, Snapshot,
+                          Source, Usage)
+from tests.factories import make_domain, make_key, make_member, make_org
+from tests.store.scratch import empty_database_url
+
+DAY = datetime.date(2026, 3, 1)
+MOMENT = datetime.datetime(2026, 3, 1, 12, 30, 5)
+
+
+@pytest.fixture
+def empty_database(tmp_path):
+    """A connected database with no tables at all."""
+    with empty_database_url(tmp_path) as url:
+        database = open_db(url)
+        with database.connection_context():
+            yield database
+        if hasattr(database, "close_all"):
+            database.close_all()
+
+
+def minimal_report(org, **fields) -> Report:
+    values = dict(org=org, dedupe_key="k1", org_name="google.com", report_id="r1",
+                  date_begin=1772323200, date_end=1772409600, day_begin=DAY, day_end=DAY,
+                  domain="example.com")
+    return Report.create(**{**values, **fields})
+
+
+def minimal_record(report, **fields) -> Record:
+    values = dict(report=report, org=report.org, ordinal=0, source_ip="192.0.2.1", count=3,
+                  dkim="pass", spf="fail", classification="authenticated")
+    return Record.create(**{**values, **fields})
+
+
+# Each row builder makes one row of a table for an org; twice in a row must collide.
+UNIQUE_ROWS = {
+    "organization name": lambda org: Organization.create(name="Acme"),
+    "member e-mail within an org": lambda org: make_member(org, email="a@example.com"),
+    "domain within an org": lambda org: make_domain(org, name="example.com"),
+    "report dedupe key within an org": lambda org: minimal_report(org),
+    "daily rollup per domain, day and source": lambda org: DailyRollup.create(
+        org=org, domain="example.com", day=DAY, source_ip="192.0.2.1"),
+    "domain day": lambda org: DomainDay.create(org=org, domain="example.com", day=DAY),
+    "source ip within an org": lambda org: Source.create(
+        org=org, ip="192.0.2.1", first_seen=MOMENT, last_seen=MOMENT),
+    "snapshot kind and variant": lambda org: Snapshot.create(
+        org=org, kind="overview", variant="", body=b"{}", etag="e", computed_at=MOMENT),
+    "score history day": lambda org: ScoreHistory.create(
+        org=org, day=DAY, score=90.0, grade="A", compliance_rate=99.0, spf_rate=98.0,
+        dkim_rate=97.0, total_messages=10),
+    "usage hour per key": lambda org: Usage.create(org=org, key_id="", hour=1772366400),
+    "key hits per second": lambda org: KeyHits.create(key_id="K" * 26, second=1772366400),
+}
+
+
+def test_a_new_database_starts_at_version_zero(empty_database):
+    assert current_version(empty_database) == 0
+
+
+def test_migrate_creates_every_table_and_records_the_version(empty_database):
+    assert migrate(empty_database) == [(1, "initial schema")]
+    tables = set(empty_database.get_tables())
+    assert {m._meta.table_name for m in MODELS + [SchemaVersion]} <= tables
+    assert current_version(empty_database) == latest_version()
 
 
 def test_migrate_is_idempotent_and_reaches_the_latest_version(database):
     assert migrate(database) == []
     assert current_version(database) == latest_version()
+    assert SchemaVersion.select().count() == latest_version()
+
+
+def test_a_pending_migration_is_applied_in_order_and_recorded(empty_database, monkeypatch):
+    migrate(empty_database)
+    step = lambda database: database.execute_sql("CREATE TABLE probe (id INTEGER)")  # noqa: E731
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS + [(2, "probe", step)])
+    assert migrate(empty_database) == [(2, "probe")]
+    assert current_version(empty_database) == 2
+    assert "probe" in empty_database.get_tables()
+
+
+def test_a_failing_migration_leaves_no_trace(empty_database, monkeypatch):
+    migrate(empty_database)
+
+    def broken(database):
+        database.execute_sql("CREATE TABLE half_done (id INTEGER)")
+        raise RuntimeError("migration bug")
+
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS + [(2, "broken", broken)])
+    with pytest.raises(RuntimeError):
+        migrate(empty_database)
+    assert current_version(empty_database) == 1
+    assert "half_done" not in empty_database.get_tables()
+
+
+@pytest.mark.parametrize("build", UNIQUE_ROWS.values(), ids=UNIQUE_ROWS.keys())
+def test_a_duplicate_row_is_refused(database, build):
+    org = make_org()
+    build(org)
+    with pytest.raises(IntegrityError), database.atomic():
+        build(org)
+
+
+PER_ORG = {name: build for name, build in UNIQUE_ROWS.items()
+           if name not in ("organization name", "key hits per second")}
+
+
+@pytest.mark.parametrize("build", PER_ORG.values(), ids=PER_ORG.keys())
+def test_the_same_row_is_allowed_in_another_organization(database, build):
+    build(make_org())
+    build(make_org())
+
+
+def test_a_key_digest_is_unique(database):
+    org = make_org()
+    row, plaintext = make_key(org)
+    with pytest.raises(IntegrityError), database.atomic():
+        ApiKey.create(org=org, member=row.member, digest=keys.digest(plaintext), prefix="x")
+
+
+def test_record_ordinals_are_unique_within_a_report(database):
+    report = minimal_report(make_org())
+    minimal_record(report)
+    with pytest.raises(IntegrityError), database.atomic():
+        minimal_record(report)
+
+
+def test_a_row_pointing_at_a_missing_organization_is_refused(database):
+    with pytest.raises(IntegrityError), database.atomic():
+        Member.create(org="0" * 26, email="a@example.com", role="owner")
+
+
+def test_deleting_an_organization_removes_everything_it_owns(database):
+    doomed, kept = make_org(), make_org()
+    for org in (doomed, kept):
+        make_key(org)
+        minimal_record(minimal_report(org))
+        for name, build in PER_ORG.items():
+            if name != "report dedupe key within an org":
+                build(org)
+        Event.create(org=org, type="new_source", severity="info", title="t", dedupe_key="d")
+    doomed.delete_instance()
+    owned = [m for m in MODELS if "org" in m._meta.fields]
+    for model in owned:
+        assert model.select().where(model.org == doomed.id).count() == 0, model.__name__
+        assert model.select().where(model.org == kept.id).count() > 0, model.__name__
+
+
+def test_deleting_a_member_removes_their_keys_only(database):
+    org = make_org()
+    gone, stays = make_key(org)[0], make_key(org)[0]
+    gone.member.delete_instance()
+    assert [k.id for k in ApiKey.select()] == [stays.id]
+
+
+def test_deleting_a_report_removes_its_records(database):
+    org = make_org()
+    first, second = minimal_report(org, dedupe_key="a"), minimal_report(org, dedupe_key="b")
+    minimal_record(first)
+    minimal_record(second)
+    first.delete_instance()
+    assert [r.report_id for r in Record.select()] == [second.id]
 
 
 def test_a_key_is_stored_only_as_its_digest(database):
-    org = make_org()
-    row, plaintext = make_key(org)
+    row, plaintext = make_key(make_org())
     stored = ApiKey.get_by_id(row.id)
     assert plaintext not in (stored.digest, stored.prefix, stored.name)
-    assert len(stored.digest) == 64 and plaintext.startswith(stored.prefix)
+    assert stored.digest == keys.digest(plaintext) and plaintext.startswith(stored.prefix)
 
 
 def test_organization_ids_are_ulids(database):
     org = make_org()
     assert len(Organization.get_by_id(org.id).id) == 26
+
+
+def test_values_read_back_as_written(database):
+    org = make_org()
+    domain = make_domain(org, dkim_selectors=["s1", "google"], dns={"dmarc": {"p": "reject"}},
+                         verified_at=MOMENT)
+    snap = Snapshot.create(org=org, kind="overview", body=b"\x00{\"a\":1}", etag="e",
+                           computed_at=MOMENT)
+    again = Domain.get_by_id(domain.id)
+    assert (again.dkim_selectors, again.dns) == (["s1", "google"], {"dmarc": {"p": "reject"}})
+    assert again.verified_at == MOMENT and again.verified_at.tzinfo is None
+    assert bytes(Snapshot.get_by_id(snap.id).body) == b"\x00{\"a\":1}"
+    assert Report.get_by_id(minimal_report(org).id).day_begin == DAY
