@@ -1,0 +1,60 @@
+"""Gunicorn settings for rua's web API: `gunicorn -c deploy/gunicorn.conf.py`.
+
+Every knob comes from rua's own Config (RUA_BIND, RUA_WORKERS, RUA_LOG_LEVEL), so a typo
+in a RUA_* name stops the server at start-up instead of silently using a default. Names
+starting with an underscore are ours; gunicorn only reads the names of its own settings.
+"""
+import os
+
+from config import Config as _Config
+
+_settings = _Config.from_env(os.environ)
+
+# The Flask app built by wsgi.create_app() from the same RUA_* environment.
+wsgi_app = "wsgi:app"
+
+# Loopback by default: a reverse proxy (deploy/nginx.conf.example) terminates TLS in front.
+bind = _settings.bind
+
+
+def _cpus() -> int:
+    # The CPUs this process may run on (a container or a taskset may allow fewer than exist).
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+# Sync workers: each request is short and waits on the database, so the classic 2 x CPUs + 1
+# keeps every core busy while some workers wait. RUA_WORKERS > 0 pins the number.
+workers = _settings.workers if _settings.workers > 0 else 2 * _cpus() + 1
+
+# Access log on stdout, one line per request, for journald or the container runtime to keep.
+# The default format never prints the Authorization header; %(M)s adds the time taken in ms.
+accesslog = "-"
+errorlog = "-"
+loglevel = _settings.log_level
+access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms "%(a)s"'
+
+# A worker silent this long is stuck (a lost lock, a hung DNS look-up): kill and replace it.
+# The slowest legitimate request (health of a big domain computed without a snapshot) takes
+# a few seconds, far below this.
+timeout = 30
+
+# On stop or reload, in-flight requests get this long to finish before workers are killed;
+# systemd's TimeoutStopSec (deploy/rua-web.service) is set just above it.
+graceful_timeout = 20
+
+# Trust X-Forwarded-Proto/-For only from the local reverse proxy; a client elsewhere cannot
+# claim https or another address. RUA_PROXIES sets how many proxy hops the app believes.
+forwarded_allow_ips = "127.0.0.1,::1"
+
+# Recycle each worker after this many requests, so slow growth (caches, fragmentation) never
+# accumulates; the jitter keeps workers from all restarting at the same moment.
+max_requests = 10000
+max_requests_jitter = 1000
+
+# No preloading: each worker builds its own app, so no database connection crosses a fork.
+preload_app = False
+
+proc_name = "rua-web"
