@@ -209,6 +209,7 @@ class DomainDay(BaseModel):
     policy_p = CharField(max_length=16, default="")
     policy_pct = IntegerField(null=True)
     policy_testing = CharField(max_length=1, default="")
+    policy_as_of = BigIntegerField(default=0)  # date_end of the report the policy came from
 
     class Meta:
         indexes = ((("org", "domain", "day"), True), (("org", "day"), False))
@@ -294,6 +295,7 @@ class Usage(BaseModel):
     allowed = IntegerField(default=0)
     rejected = IntegerField(default=0)
     heavy = IntegerField(default=0)            # heavy-route requests allowed (org total row)
+    last_at = BigIntegerField(default=0)       # epoch seconds of the latest request counted
 
     class Meta:
         indexes = ((("org", "key_id", "hour"), True), (("org", "hour"), False))
@@ -307,7 +309,7 @@ class KeyHits(BaseModel):
     hits = IntegerField(default=0)
 
     class Meta:
-        indexes = ((("key_id", "second"), True),)
+        indexes = ((("key_id", "second"), True), (("second",), False))
 
 
 class SchemaVersion(BaseModel):
