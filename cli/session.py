@@ -33,6 +33,8 @@ def open_store(config, *, need_schema: bool = True):
         database = open_db(config.database_url)
     except ValueError as exc:
         fail(str(exc))
+    except OSError as exc:  # the SQLite file's folder cannot be made
+        fail(f"cannot use the database {where}: {exc.strerror or exc} ({exc.filename})")
     if need_schema and _missing_sqlite_file(database):
         fail(f"no database at {database.database}: run `rua init` first")
     try:
