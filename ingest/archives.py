@@ -1,0 +1,174 @@
+"""Bytes within a size cap (Blob) and the two compressed containers, gzip and zip, read as streams."""
+from __future__ import annotations
+
+import io
+import os
+import struct
+import tempfile
+import weakref
+import zipfile
+import zlib
+from typing import BinaryIO, Iterable, Iterator
+
+CHUNK = 64 * 1024
+IN_MEMORY = 4 * 1024 * 1024      # larger contents spill to a temporary file
+
+
+class TooLarge(ValueError):
+    """More bytes than the cap: refused while reading, before memory or disk fill up."""
+
+
+class Unreadable(ValueError):
+    """A container whose bytes are broken (truncated, corrupt); the message says how."""
+
+
+class Blob:
+    """Bytes already read within the cap: in memory when small, else a temporary file."""
+
+    def __init__(self, data: bytes | None = None, path: str | None = None, *, owned: bool = False):
+        self._data = data
+        self._path = path
+        if path is not None and owned:
+            # The file lives as long as any Document that can still open it.
+            weakref.finalize(self, _unlink, path)
+
+    @classmethod
+    def of_file(cls, path: str) -> "Blob":
+        return cls(path=path)
+
+    def open(self) -> BinaryIO:
+        """A fresh binary stream positioned at the start."""
+        if self._data is not None:
+            return io.BytesIO(self._data)
+        return open(self._path, "rb")
+
+    def head(self, size: int = 4096) -> bytes:
+        if self._data is not None:
+            return self._data[:size]
+        with open(self._path, "rb") as stream:
+            return stream.read(size)
+
+    def read(self) -> bytes:
+        if self._data is not None:
+            return self._data
+        with open(self._path, "rb") as stream:
+            return stream.read()
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def spool(chunks: Iterable[bytes], max_bytes: int) -> Blob:
+    """Collect chunks into a Blob, raising TooLarge as soon as they pass max_bytes."""
+    parts: list[bytes] = []
+    size = 0
+    spill = None
+    try:
+        for chunk in chunks:
+            size += len(chunk)
+            if size > max_bytes:
+                raise TooLarge(f"larger than the {max_bytes}-byte limit once decompressed")
+            if spill is None:
+                parts.append(chunk)
+                if size > IN_MEMORY:
+                    spill = tempfile.NamedTemporaryFile(prefix="rua-", suffix=".part", delete=False)
+                    spill.write(b"".join(parts))
+                    parts = []
+            else:
+                spill.write(chunk)
+    except BaseException:
+        if spill is not None:
+            spill.close()
+            _unlink(spill.name)
+        raise
+    if spill is None:
+        return Blob(b"".join(parts))
+    spill.close()
+    return Blob(path=spill.name, owned=True)
+
+
+def read_stream(stream: BinaryIO) -> Iterator[bytes]:
+    while True:
+        chunk = stream.read(CHUNK)
+        if not chunk:
+            return
+        yield chunk
+
+
+def gunzip(blob: Blob) -> Iterator[bytes]:
+    """Decompressed chunks of gzip data; members in sequence, stray bytes after the end ignored."""
+    decoder = _gzip_decoder()
+    with blob.open() as stream:
+        for raw in read_stream(stream):
+            pending = raw
+            while True:
+                try:
+                    out = decoder.decompress(pending, CHUNK)
+                except zlib.error as exc:
+                    raise Unreadable(f"corrupt gzip data ({_zlib_reason(exc)})") from None
+                if out:
+                    yield out
+                if decoder.eof:
+                    pending = decoder.unused_data
+                    if not pending:
+                        break
+                    if not pending.startswith(b"\x1f\x8b"):
+                        return  # stray bytes after the data (some mailers add a CRLF): ignored
+                    decoder = _gzip_decoder()
+                    continue
+                pending = decoder.unconsumed_tail
+                if not pending and len(out) < CHUNK:
+                    break
+    if not decoder.eof:
+        raise Unreadable("truncated gzip data (it ends before the gzip trailer)")
+
+
+def _gzip_decoder():
+    return zlib.decompressobj(16 + zlib.MAX_WBITS)
+
+
+def _zlib_reason(exc: zlib.error) -> str:
+    text = str(exc)
+    return text.split(": ", 1)[-1] if ": " in text else text
+
+
+def zip_members(blob: Blob) -> Iterator[tuple[str, Iterator[bytes] | Unreadable]]:
+    """(name, chunks) for each file in a zip; directories and macOS resource forks are skipped."""
+    stream = blob.open()
+    try:
+        try:
+            archive = zipfile.ZipFile(stream)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, IndexError, struct.error) as exc:
+            raise Unreadable(f"corrupt zip archive ({exc})") from None
+        with archive:
+            members = [info for info in archive.infolist() if _is_document(info)]
+            if not members:
+                raise Unreadable("zip archive holds no files")
+            for info in members:
+                yield info.filename or "(unnamed member)", _member_chunks(archive, info)
+    finally:
+        stream.close()
+
+
+def _is_document(info: zipfile.ZipInfo) -> bool:
+    name = info.filename
+    base = name.rstrip("/").rsplit("/", 1)[-1]
+    if name.endswith("/") or name.startswith("__MACOSX/") or "/__MACOSX/" in name:
+        return False
+    return not base.startswith("._")
+
+
+def _member_chunks(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[bytes]:
+    try:
+        with archive.open(info) as member:
+            yield from read_stream(member)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, IndexError, struct.error) as exc:
+        raise Unreadable(f"corrupt zip member ({exc})") from None
+    except NotImplementedError as exc:
+        raise Unreadable(f"unsupported zip member ({exc})") from None
+    except RuntimeError as exc:  # encrypted members
+        raise Unreadable(f"unreadable zip member ({exc})") from None

@@ -1,0 +1,164 @@
+"""Find the XML documents in what the user hands us: files, directories, Maildirs, mboxes, stdin.
+
+Containers are recognised by their content, never by file name. Every decompression is measured
+while it runs, so a bomb is refused at the cap instead of filling memory or disk.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Iterator
+
+from ingest.archives import Blob, TooLarge, Unreadable, gunzip, read_stream, spool, zip_members
+from ingest.mail import declares_report, looks_like_report_xml, mbox_messages, message_parts
+from ingest.model import Document, Refused
+
+SEP = " » "
+_EMAIL_HEADER = re.compile(rb"[!-9;-~]+:[ \t]?\S?")
+_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+
+
+def iter_documents(path: str, *, max_bytes: int, max_depth: int) -> Iterator[Document | Refused]:
+    """Every XML document in path (file, directory, Maildir, mbox, or "-" for stdin), in order;
+    an unreadable member becomes a Refused and never stops the rest."""
+    walker = _Walker(max_bytes, max_depth)
+    if path == "-":
+        yield from walker.stdin()
+    else:
+        yield from walker.path(str(path))
+
+
+def sniff(head: bytes) -> str | None:
+    """The container kind from the first bytes: xml, gzip, zip, mbox, email, or None."""
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
+        return "zip"
+    if head.startswith(_BOMS) or head.lstrip().startswith(b"<"):
+        return "xml"
+    if head.startswith(b"From "):
+        return "mbox"
+    if _EMAIL_HEADER.match(head.lstrip()):
+        return "email"
+    return None
+
+
+class _Walker:
+    def __init__(self, max_bytes: int, max_depth: int):
+        self.max_bytes = max_bytes
+        self.max_depth = max_depth
+
+    def stdin(self) -> Iterator[Document | Refused]:
+        try:
+            blob = spool(read_stream(sys.stdin.buffer), self.max_bytes)
+        except TooLarge as exc:
+            yield Refused("<stdin>", f"<stdin>: {exc}")
+            return
+        yield from self.expand("<stdin>", blob, 0)
+
+    def path(self, path: str) -> Iterator[Document | Refused]:
+        if os.path.isdir(path):
+            yield from self.directory(path)
+            return
+        try:
+            size = os.path.getsize(path)
+            with open(path, "rb"):
+                pass
+        except OSError as exc:
+            yield Refused(path, f"{path}: cannot read it ({exc.strerror or exc})")
+            return
+        if size > self.max_bytes:
+            yield Refused(path, f"{path}: {size} bytes, larger than the {self.max_bytes}-byte limit")
+            return
+        yield from self.expand(path, Blob.of_file(path), 0)
+
+    def directory(self, path: str) -> Iterator[Document | Refused]:
+        if _is_maildir(path):
+            for sub in ("new", "cur"):
+                folder = os.path.join(path, sub)
+                for name in sorted(os.listdir(folder)):
+                    full = os.path.join(folder, name)
+                    if not name.startswith(".") and os.path.isfile(full):
+                        yield from self.path(full)
+        try:
+            names = sorted(os.listdir(path))
+        except OSError as exc:
+            yield Refused(path, f"{path}: cannot list it ({exc.strerror or exc})")
+            return
+        for name in names:
+            full = os.path.join(path, name)
+            if _is_maildir(path) and name in ("new", "cur", "tmp"):
+                continue
+            if os.path.isdir(full):
+                if os.path.islink(full) or name == "__MACOSX" or (name.startswith(".") and not _is_maildir(full)):
+                    continue
+                yield from self.directory(full)
+            elif not name.startswith(".") and os.path.isfile(full):
+                yield from self.path(full)
+
+    def expand(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
+        """The documents inside one blob, opening containers down to max_depth levels."""
+        head = blob.head(4096)
+        kind = sniff(head)
+        if kind == "xml":
+            yield Document(origin, blob.open)
+            return
+        if kind is None:
+            reason = "empty file" if not head else "not a report: the content is neither XML, gzip, zip nor e-mail"
+            yield Refused(origin, f"{origin}: {reason}")
+            return
+        if depth >= self.max_depth:
+            yield Refused(origin, f"{origin}: containers nested more than {self.max_depth} levels deep")
+            return
+        yield from getattr(self, "_" + kind)(origin, blob, depth + 1)
+
+    def _gzip(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
+        try:
+            inner = spool(gunzip(blob), self.max_bytes)
+        except (TooLarge, Unreadable) as exc:
+            yield Refused(origin, f"{origin}: {exc}")
+            return
+        yield from self.expand(origin, inner, depth)
+
+    def _zip(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
+        try:
+            for name, chunks in zip_members(blob):
+                member = origin + SEP + name
+                try:
+                    inner = spool(chunks, self.max_bytes)
+                except (TooLarge, Unreadable) as exc:
+                    yield Refused(member, f"{member}: {exc}")
+                    continue
+                yield from self.expand(member, inner, depth)
+        except Unreadable as exc:
+            yield Refused(origin, f"{origin}: {exc}")
+
+    def _email(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
+        found = False
+        for name, content_type, payload in message_parts(blob.read().lstrip()):
+            kind = sniff(payload[:4096])
+            if kind == "xml" and not looks_like_report_xml(payload[:65536]):
+                kind = None
+            if kind not in ("gzip", "zip", "xml"):
+                if declares_report(name, content_type):
+                    found = True
+                    yield Refused(origin + SEP + name, f"{origin}{SEP}{name}: attachment is marked "
+                                  f"{content_type} but holds no readable gzip, zip or report XML")
+                continue
+            found = True
+            if len(payload) > self.max_bytes:
+                yield Refused(origin + SEP + name, f"{origin}{SEP}{name}: larger than the {self.max_bytes}-byte limit")
+                continue
+            yield from self.expand(origin + SEP + name, Blob(payload), depth)
+        if not found:
+            yield Refused(origin, f"{origin}: no DMARC report attachment found")
+
+    def _mbox(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
+        with blob.open() as stream:
+            for number, raw in enumerate(mbox_messages(stream), 1):
+                yield from self._email(f"{origin}{SEP}message {number}", Blob(raw), depth)
+
+
+def _is_maildir(path: str) -> bool:
+    return os.path.isdir(os.path.join(path, "cur")) and os.path.isdir(os.path.join(path, "new"))

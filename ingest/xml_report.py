@@ -1,0 +1,194 @@
+"""Read one aggregate report (RFC 7489 or RFC 9990), streaming its records with flat memory.
+
+The metadata and published policy are complete before the first record is handed out; records
+are cleared as they are read. Departures that keep their meaning become parse warnings; what
+cannot be read raises ReportError with a one-line reason naming the document.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from lxml import etree
+
+from ingest.model import Document, ParsedRecord, ParsedReport, ReportError, ReportMeta
+from ingest.xml_fields import Fields, meta_from, record_from
+from ingest.xml_text import clean_chunks
+
+NAMESPACES = {"", "urn:ietf:params:xml:ns:dmarc-2.0", "http://dmarc.org/dmarc-xml/0.1",
+              "http://dmarc.org/dmarc-xml/0.2"}
+ORDER = ("version", "report_metadata", "policy_published", "extension", "record")
+
+
+def parse(document: Document) -> ParsedReport:
+    """The report in document; raises ReportError when it cannot be read as one."""
+    reader = _Reader(document)
+    meta = reader.read_meta()
+    return ParsedReport(document.origin, meta, reader.records(), reader.warnings)
+
+
+class _Reader:
+    def __init__(self, document: Document):
+        self.origin = document.origin
+        self.warnings: list[str] = []
+        self._seen: set[str] = set()
+        try:
+            self._stream = document.open()
+        except OSError as exc:
+            raise ReportError(f"{self.origin}: cannot read it ({exc})") from None
+        self._events = self._pull()
+        self._root = None
+        self._sections: dict[str, object] = {}
+        self._pending: list = []           # records met before the policy they depend on
+        self._last_index = -1
+        self._count = 0
+        self._namespaces = set(NAMESPACES)
+        self.fields = Fields(self.origin, self.note, self._namespaces)
+
+    def note(self, key: str, text: str) -> None:
+        """Add a warning once per kind, however many records repeat it."""
+        if key not in self._seen:
+            self._seen.add(key)
+            self.warnings.append(text)
+
+    def fail(self, what: str):
+        self._stream.close()
+        raise ReportError(f"{self.origin}: {what}")
+
+    def _pull(self) -> Iterator[tuple[str, etree._Element]]:
+        parser = etree.XMLPullParser(events=("start", "end"), resolve_entities=False, no_network=True,
+                                     load_dtd=False, remove_comments=True, remove_pis=True,
+                                     huge_tree=False)
+        try:
+            for chunk in clean_chunks(self._stream, self.origin, self.note):
+                parser.feed(chunk)
+                yield from parser.read_events()
+            parser.close()
+            yield from parser.read_events()
+        except etree.XMLSyntaxError as exc:
+            self.fail(f"not well-formed XML ({_one_line(exc)})")
+        except ReportError:
+            self._stream.close()
+            raise
+
+    def _sections_in_order(self) -> Iterator[tuple[str, etree._Element]]:
+        """Each child of <feedback> once complete, with its local name."""
+        depth = 0
+        for event, element in self._events:
+            if event == "start":
+                depth += 1
+                if depth == 1:
+                    self._check_root(element)
+                continue
+            depth -= 1
+            if depth == 1:
+                name = self._local(element)
+                if name is not None:
+                    yield name, element
+        if self._root is None:
+            self.fail("empty document")
+
+    def _check_root(self, element) -> None:
+        self._root = element
+        info = element.getroottree().docinfo
+        if info.doctype or info.internalDTD is not None or info.externalDTD is not None:
+            self.fail("a document type declaration (DOCTYPE) is not accepted in a report")
+        qname = etree.QName(element)
+        if qname.localname != "feedback":
+            self.fail(f"the root element is <{qname.localname}>, not <feedback>: not a DMARC aggregate report")
+        if qname.namespace and qname.namespace not in NAMESPACES:
+            self.note("root-ns", f"the report uses the unknown namespace {qname.namespace!r}")
+            self._namespaces.add(qname.namespace)
+
+    def _local(self, element) -> str | None:
+        qname = etree.QName(element)
+        if qname.namespace and qname.namespace not in self._namespaces:
+            self.note(f"ns:{qname.localname}", f"the element <{qname.localname}> in namespace "
+                      f"{qname.namespace!r} was skipped")
+            self._drop(element)
+            return None
+        return qname.localname
+
+    def _drop(self, element) -> None:
+        element.clear()
+        parent = element.getparent()
+        if parent is not None:
+            while element.getprevious() is not None:
+                del parent[0]
+
+    def _order(self, name: str) -> None:
+        index = ORDER.index(name) if name in ORDER else -1
+        if 0 <= index < self._last_index:
+            self.note("order", f"<{name}> comes after <{ORDER[self._last_index]}>, out of the schema's order")
+        self._last_index = max(self._last_index, index)
+
+    def read_meta(self) -> ReportMeta:
+        """Read up to the point where metadata and policy are both known."""
+        self._sections_iter = self._sections_in_order()
+        for name, element in self._sections_iter:
+            self._take(name, element)
+            if "report_metadata" in self._sections and "policy_published" in self._sections:
+                break
+        missing = [n for n in ("report_metadata", "policy_published") if n not in self._sections]
+        if missing:
+            self.fail(f"the report has no <{missing[0]}>")
+        return self._meta()
+
+    def _take(self, name: str, element) -> None:
+        self._order(name)
+        if name == "record":
+            if "policy_published" in self._sections and "report_metadata" in self._sections:
+                self._pending.append(self._record(element))
+                self._drop(element)
+            else:
+                self._pending.append(element)   # kept whole until the policy is known
+            return
+        if name in ("report_metadata", "policy_published", "version"):
+            if name in self._sections:
+                self.fail(f"the report has more than one <{name}>")
+            self._sections[name] = self.fields.section(element)
+        elif name == "extension":
+            self.note("extension", "an <extension> element was skipped (not interpreted)")
+        else:
+            self.note(f"unknown:{name}", f"the unknown element <{name}> was skipped")
+        self._drop(element)
+
+    def _meta(self) -> ReportMeta:
+        if not hasattr(self, "_meta_value"):
+            self._meta_value = meta_from(self._sections["report_metadata"],
+                                         self._sections["policy_published"],
+                                         self._sections.get("version"), self.fields)
+        return self._meta_value
+
+    def _record(self, element) -> ParsedRecord:
+        self._count += 1
+        meta = self._meta()
+        return record_from(self.fields.section(element), self._count, meta.adkim, meta.aspf, self.fields)
+
+    def records(self) -> Iterator[ParsedRecord]:
+        try:
+            for item in self._pending:
+                if isinstance(item, ParsedRecord):
+                    yield item
+                else:
+                    record = self._record(item)
+                    self._drop(item)
+                    yield record
+            self._pending = []
+            for name, element in self._sections_iter:
+                if name == "record":
+                    self._order(name)
+                    record = self._record(element)
+                    self._drop(element)
+                    yield record
+                else:
+                    self._take(name, element)
+            if self._count == 0:
+                self.fail("the report has no <record>")
+        finally:
+            self._stream.close()
+
+
+def _one_line(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return re.sub(r"\s*\(<string>, line \d+\)$", "", text)

@@ -1,0 +1,112 @@
+"""Turn a report's bytes into clean UTF-8 for the XML parser, noting each repair it makes.
+
+Real reporters declare windows-1252, start with a BOM or a stray space, leave an invalid byte or an
+unescaped '<' in a value. Those are repaired here, as a stream, so the parser stays strict about
+structure; a DOCTYPE (entities, external DTDs) is refused before the parser sees it.
+"""
+from __future__ import annotations
+
+import codecs
+import re
+from typing import BinaryIO, Callable, Iterator
+
+from ingest.model import ReportError
+
+CHUNK = 256 * 1024
+HOLD_LIMIT = 8192       # a tag longer than this is not waited for across chunks
+_DECLARED = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']""")
+_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_TAG = (r"(?:/?[A-Za-z_][\w.\-]*(?::[\w.\-]+)?"
+        r"""(?:\s+[A-Za-z_:][\w.\-:]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?>"""
+        r"|!--|!\[CDATA\[|!DOCTYPE|\?[A-Za-z])")
+_STRAY_LT = re.compile("<(?!" + _TAG + ")")
+_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff]")
+_FIRST_ELEMENT = re.compile(r"<[A-Za-z_]")
+_FEEDBACK = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?feedback[\s>/]")
+
+Note = Callable[[str, str], None]
+
+
+def encoding_of(head: bytes) -> str:
+    """The codec a document is written in: its BOM, else its declaration, else UTF-8."""
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32"
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    if head.startswith(b"<\x00?\x00") or head.startswith(b"<\x00"):
+        return "utf-16-le"
+    if head.startswith(b"\x00<"):
+        return "utf-16-be"
+    found = _DECLARED.match(head)
+    return found.group(1).decode("ascii") if found else "utf-8"
+
+
+def clean_chunks(stream: BinaryIO, origin: str, note: Note) -> Iterator[bytes]:
+    """UTF-8 chunks of the document with its declaration removed and its text repaired."""
+    head = stream.read(CHUNK)
+    name = encoding_of(head)
+    try:
+        decoder = codecs.getincrementaldecoder(name)(errors="surrogateescape")
+    except LookupError:
+        raise ReportError(f"{origin}: unknown character encoding {name!r}") from None
+    text = _prolog(decoder.decode(head, final=False), origin, note)
+    raw = head
+    held = ""
+    while True:
+        final = not raw
+        text = held + text
+        held = "" if final else _incomplete_tag(text)
+        if held:
+            text = text[: len(text) - len(held)]
+        if text:
+            yield _repair(text, name, note).encode("utf-8", "surrogatepass")
+        if final:
+            return
+        raw = stream.read(CHUNK)
+        text = decoder.decode(raw, final=not raw)
+
+
+def _prolog(text: str, origin: str, note: Note) -> str:
+    if text[:1].isspace():
+        note("leading", "the document starts with white space before its XML declaration")
+    text = text.lstrip("\ufeff \t\r\n")
+    text = _DECLARATION.sub("", text, count=1)
+    first = _FIRST_ELEMENT.search(text)
+    prolog = text[: first.start()] if first else text
+    feedback = _FEEDBACK.search(text)
+    if first and feedback and first.start() < feedback.start():
+        wrapper = text[first.start():feedback.start()]
+        if "</" not in wrapper and "/>" not in wrapper:
+            # e.g. an unclosed <xs:schema> pasted before <feedback>: it encloses nothing real
+            note("wrapper", f"the stray start tag {wrapper.split()[0]}...> before <feedback> was ignored")
+            text = text[: first.start()] + text[feedback.start():]
+    if "<!DOCTYPE" in prolog.upper() or "<!ENTITY" in prolog.upper():
+        raise ReportError(f"{origin}: a document type declaration (DOCTYPE) is not accepted "
+                          "in a report (entities and external DTDs are refused)")
+    return text
+
+
+def _incomplete_tag(text: str) -> str:
+    """The tail after a '<' whose tag has not closed yet, to join with the next chunk."""
+    start = text.rfind("<")
+    if start == -1 or ">" in text[start:] or len(text) - start > HOLD_LIMIT:
+        return ""
+    return text[start:]
+
+
+def _repair(text: str, encoding: str, note: Note) -> str:
+    if _ESCAPED_BYTES.search(text):
+        note("bytes", f"bytes that are not valid {encoding} were replaced with U+FFFD")
+        text = _ESCAPED_BYTES.sub("\ufffd", text)
+    if _BAD_CHARS.search(text):
+        note("controls", "control characters that XML does not allow were removed")
+        text = _BAD_CHARS.sub("", text)
+    if "<" in text:
+        repaired, count = _STRAY_LT.subn("&lt;", text)
+        if count:
+            note("stray-lt", "an unescaped '<' in a value was read as a literal character")
+            text = repaired
+    return text
