@@ -1,0 +1,76 @@
+"""The read-only JSON API: an application factory in the flaskr order."""
+from __future__ import annotations
+
+import importlib
+import os
+from urllib.parse import urlparse
+
+from flask import Flask, Response, g, request
+from flask.json.provider import JSONProvider
+
+import store
+from config import Config
+from store.clock import utcnow
+from store.encoding import dumps, loads
+from webapp import errors, gatekeeper
+from webapp.auth import Authenticator
+
+# One module per resource under webapp/, each exposing a Blueprint `bp`; a module with
+# ROOT = True is served at the site root instead of under the base path.
+RESOURCES = (
+    "domains",
+    "enums",
+)
+
+
+class OrjsonProvider(JSONProvider):
+    """Views return dicts; orjson prints them with UTC `Z` times and whole seconds."""
+
+    def dumps(self, obj, **kwargs) -> str:
+        return dumps(obj).decode()
+
+    def loads(self, s, **kwargs):
+        return loads(s)
+
+    def response(self, *args, **kwargs) -> Response:
+        obj = self._prepare_response_obj(args, kwargs)
+        return Response(dumps(obj), mimetype="application/json")
+
+
+def create_app(config: Config | None = None, *, clock=None) -> Flask:
+    """Build the WSGI application; config defaults to the RUA_* environment."""
+    config = config if config is not None else Config.from_env(os.environ)
+    app = Flask(__name__, static_folder=None)
+    # Before any route exists: add_url_rule reads PROVIDE_AUTOMATIC_OPTIONS.
+    app.config.update(RUA=config, RUA_CLOCK=clock or utcnow, PROVIDE_AUTOMATIC_OPTIONS=False)
+    # Only documented paths exist: "//reports" is not redirected to "/reports".
+    app.url_map.merge_slashes = False
+    database = store.open_db(config.database_url)
+    app.json = OrjsonProvider(app)
+    app.extensions["rua.auth"] = Authenticator()
+    errors.register(app)
+
+    def connect():
+        # Routing failures (404/405) are answered before touching storage or keys.
+        if request.routing_exception is not None:
+            raise request.routing_exception
+        # Close only what this request opened (a caller may hold its own connection).
+        g.rua_opened = database.connect(reuse_if_open=True)
+
+    def close(_exc):
+        if g.pop("rua_opened", False) and not database.is_closed():
+            database.close()
+
+    app.before_request(connect)
+    app.before_request(gatekeeper.gatekeep)
+    app.teardown_request(close)
+
+    base = urlparse(config.base_url).path.rstrip("/")
+    for name in RESOURCES:
+        module = importlib.import_module(f"webapp.{name}")
+        app.register_blueprint(module.bp, url_prefix=None if getattr(module, "ROOT", False) else base)
+    if config.proxies > 0:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+        n = config.proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_port=n, x_prefix=n)
+    return app

@@ -1,0 +1,150 @@
+"""Read queries the API pages over. Every query is scoped to one organization."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from peewee import JOIN, fn
+
+from store.models import DailyRollup, Domain, DomainDay, Record, Report, Source
+
+SUMMARY_COLUMNS = (Report.id, Report.report_id, Report.org_name, Report.domain,
+                   Report.total_messages, Report.compliant_messages, Report.compliance_rate,
+                   Report.p, Report.date_begin, Report.date_end, Report.received_at)
+# String sorts are case-insensitive (indexes on lower(...) in store/models.py serve them).
+REPORT_SORTS = {
+    "date_end": Report.date_end,
+    "received": Report.received_at,
+    "org_name": fn.LOWER(Report.org_name),
+    "domain": Report.domain,
+    "total_messages": Report.total_messages,
+    "report_id": fn.LOWER(Report.report_id),
+    "compliance": Report.compliance_rate,
+}
+
+
+@dataclass(frozen=True)
+class ReportFilter:
+    """The filters and order of GET /reports, already parsed and validated."""
+    domain: str | None = None          # substring of the policy domain
+    org_name: str | None = None        # substring of the reporting organization
+    result: str | None = None          # "pass" | "fail"
+    source_ip: str | None = None       # exact
+    day_from: date | None = None       # on or after, by day_begin
+    day_to: date | None = None         # on or before, by day_end
+    search: str | None = None
+    sort_by: str = "date_end"
+    descending: bool = True
+
+    @property
+    def is_empty(self) -> bool:
+        return not any((self.domain, self.org_name, self.result, self.source_ip,
+                        self.day_from, self.day_to, self.search))
+
+
+def report_page(org_id: str, f: ReportFilter):
+    """Report summaries (tuples in SUMMARY_COLUMNS order) matching f, in f's order."""
+    query = Report.select(*SUMMARY_COLUMNS).where(_report_conditions(org_id, f))
+    key = REPORT_SORTS.get(f.sort_by, Report.date_end)
+    if f.descending:
+        return query.order_by(key.desc(), Report.id.desc()).tuples()
+    return query.order_by(key.asc(), Report.id.asc()).tuples()
+
+
+def _report_conditions(org_id: str, f: ReportFilter):
+    cond = Report.org == org_id
+    if f.domain:
+        cond &= Report.domain.contains(f.domain)
+    if f.org_name:
+        cond &= Report.org_name.contains(f.org_name)
+    if f.result == "pass":
+        cond &= (Report.total_messages > 0) & (Report.compliant_messages == Report.total_messages)
+    elif f.result == "fail":
+        cond &= Report.compliant_messages < Report.total_messages
+    if f.day_from is not None:
+        cond &= Report.day_begin >= f.day_from
+    if f.day_to is not None:
+        cond &= Report.day_end <= f.day_to
+    if f.source_ip:
+        holding = (Record.select(Record.report)
+                   .where((Record.org == org_id) & (Record.source_ip == f.source_ip)))
+        cond &= Report.id.in_(holding)
+    if f.search:
+        term = f.search
+        cond &= (Report.org_name.contains(term) | Report.domain.contains(term)
+                 | Report.report_id.contains(term) | Report.id.contains(term))
+    return cond
+
+
+def has_reports(org_id: str) -> bool:
+    return Report.select(Report.id).where(Report.org == org_id).exists()
+
+
+def report(org_id: str, report_id: str) -> Report | None:
+    return Report.get_or_none((Report.id == report_id) & (Report.org == org_id))
+
+
+def records(report_row: Report) -> list[Record]:
+    return list(Record.select().where(Record.report == report_row.id).order_by(Record.ordinal))
+
+
+def report_date_range(org_id: str) -> tuple[date | None, date | None]:
+    earliest = Report.select(fn.MIN(Report.day_begin)).where(Report.org == org_id).scalar()
+    latest = Report.select(fn.MAX(Report.day_end)).where(Report.org == org_id).scalar()
+    return _as_date(earliest), _as_date(latest)
+
+
+def _as_date(value):
+    # SQLite hands aggregates back as text.
+    return date.fromisoformat(value) if isinstance(value, str) else value
+
+
+def domain_page(org_id: str):
+    """Monitored domains by name, each with the count of reports on exactly that domain."""
+    counts = (DomainDay.select(DomainDay.domain, fn.SUM(DomainDay.reports).alias("reports"))
+              .where(DomainDay.org == org_id).group_by(DomainDay.domain).alias("counts"))
+    return (Domain.select(Domain, fn.COALESCE(counts.c.reports, 0).alias("report_count"))
+            .join(counts, JOIN.LEFT_OUTER, on=(counts.c.domain == Domain.name))
+            .where(Domain.org == org_id)
+            .order_by(Domain.name, Domain.id))
+
+
+def statistics(org_id: str, domain: str | None = None) -> dict:
+    """All-time totals from the rollups (never the report table), optionally for one domain."""
+    days = DomainDay.select(fn.COALESCE(fn.SUM(DomainDay.reports), 0)).where(DomainDay.org == org_id)
+    rollup = DailyRollup.select(
+        fn.COALESCE(fn.SUM(DailyRollup.messages), 0), fn.COALESCE(fn.SUM(DailyRollup.compliant), 0),
+        fn.COUNT(DailyRollup.source_ip.distinct()), fn.COUNT(DailyRollup.domain.distinct()),
+    ).where(DailyRollup.org == org_id)
+    if domain is not None:
+        days = days.where(DomainDay.domain == domain)
+        rollup = rollup.where(DailyRollup.domain == domain)
+    messages, compliant, ips, domains = rollup.tuples().first()
+    return {"total_reports": int(days.scalar() or 0), "total_messages": int(messages),
+            "compliant_messages": int(compliant), "unique_source_ips": ips,
+            "unique_domains": domains}
+
+
+def top_sources(org_id: str, domain: str | None = None):
+    """Per source IP: (ip, messages, compliant, spf_fail, dkim_fail), highest volume first."""
+    messages = fn.SUM(DailyRollup.messages)
+    query = (DailyRollup
+             .select(DailyRollup.source_ip, messages.alias("count"),
+                     fn.SUM(DailyRollup.compliant).alias("pass"),
+                     (messages - fn.SUM(DailyRollup.spf_aligned_pass)).alias("spf_fail"),
+                     (messages - fn.SUM(DailyRollup.dkim_aligned_pass)).alias("dkim_fail"))
+             .where(DailyRollup.org == org_id))
+    if domain is not None:
+        query = query.where(DailyRollup.domain == domain)
+    return (query.group_by(DailyRollup.source_ip)
+            .order_by(messages.desc(), DailyRollup.source_ip).tuples())
+
+
+def source_services(org_id: str, ips) -> dict[str, tuple]:
+    """Known senders of the given IPs: ip → (service_name, service_icon, service_slug)."""
+    if not ips:
+        return {}
+    rows = (Source.select(Source.ip, Source.service_name, Source.service_icon, Source.service_slug)
+            .where((Source.org == org_id) & Source.ip.in_(list(ips))
+                   & Source.service_name.is_null(False)).tuples())
+    return {ip: rest for ip, *rest in rows}

@@ -1,0 +1,134 @@
+"""Authentication (401 codes and challenges), permissions (403) and key bookkeeping."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from store import keys
+from store.models import ApiKey, Organization
+from tests.factories import make_key, make_member, make_org
+from tests.webapp.helpers import assert_error, get
+from webapp.auth import Authenticator, Principal
+
+CHALLENGE = 'Bearer realm="rua"'
+INVALID_TOKEN = 'Bearer realm="rua", error="invalid_token"'
+ENDPOINTS = {"/enums": "analytics:read", "/domains": "domain:read"}
+
+
+def _assert_401(resp, code, challenge=INVALID_TOKEN):
+    assert_error(resp, 401, code)
+    assert resp.headers["WWW-Authenticate"] == challenge
+
+
+@pytest.mark.parametrize("path", sorted(ENDPOINTS))
+def test_every_documented_get_needs_a_key(client, path):
+    _assert_401(client.get("/api/v1" + path), "missing_key", CHALLENGE)
+
+
+@pytest.mark.parametrize("header", ["", "Basic dXNlcjpwYXNz", "Token rua_x", "rua_" + "A" * 40])
+def test_no_bearer_scheme_is_missing_key_without_an_error_attribute(client, header):
+    _assert_401(client.get("/api/v1/enums", headers={"Authorization": header}), "missing_key", CHALLENGE)
+
+
+@pytest.mark.parametrize("token", ["", "abc", "rua_" + "A" * 39, "rua_" + "A" * 41, "RUA_" + "A" * 40,
+                                   "rua_" + "I" * 40, "rua_" + "a" * 40, "xyz_" + "A" * 40])
+def test_a_token_not_shaped_like_a_key_is_malformed_key(client, token):
+    _assert_401(get(client, "/enums", token), "malformed_key")
+
+
+def test_a_well_formed_unknown_key_is_invalid_key(client, org):
+    _assert_401(get(client, "/enums", keys.new_key()), "invalid_key")
+
+
+def test_the_bearer_scheme_is_case_insensitive(client, key):
+    assert client.get("/api/v1/enums", headers={"Authorization": f"bearer {key}"}).status_code == 200
+
+
+def test_a_revoked_key_is_key_revoked(client, org):
+    _, plaintext = make_key(org, revoked_at=datetime(2024, 1, 1))
+    _assert_401(get(client, "/enums", plaintext), "key_revoked")
+
+
+def test_an_expired_key_is_key_expired(client, clock, org):
+    clock.now = datetime(2025, 6, 1, 12, 0, 0)
+    _, past = make_key(org, expires_at=clock.now)
+    _, future = make_key(org, expires_at=clock.now + timedelta(seconds=1))
+    _assert_401(get(client, "/enums", past), "key_expired")
+    assert get(client, "/enums", future).status_code == 200
+
+
+def test_an_organization_without_api_access_is_not_entitled(client):
+    _, plaintext = make_key(make_org(plan="none"))
+    _assert_401(get(client, "/enums", plaintext), "not_entitled")
+
+
+def test_a_key_whose_member_belongs_to_another_organization_is_invalid(client, org):
+    stranger = make_member(make_org())
+    _, plaintext = make_key(org, member=stranger)
+    _assert_401(get(client, "/enums", plaintext), "invalid_key")
+
+
+@pytest.mark.parametrize("role, path, allowed", [
+    (role, path, ENDPOINTS[path] in allowed)
+    for role, allowed in {
+        "owner": {"analytics:read", "domain:read"}, "admin": {"analytics:read", "domain:read"},
+        "analyst": {"analytics:read", "domain:read"}, "viewer": {"analytics:read", "domain:read"},
+        "billing": set()}.items()
+    for path in ENDPOINTS])
+@pytest.mark.parametrize("scope", ["read", "full"])
+def test_the_owner_role_decides_and_both_scopes_allow_every_endpoint(client, org, role, path, allowed, scope):
+    _, plaintext = make_key(org, scope=scope, role=role)
+    resp = get(client, path, plaintext)
+    if allowed:
+        assert resp.status_code == 200
+    else:
+        assert_error(resp, 403, "insufficient_permission", required=ENDPOINTS[path])
+
+
+@pytest.mark.parametrize("role, permission, allowed", [
+    ("owner", "integration:read", True), ("admin", "report:read", True),
+    ("analyst", "integration:read", False), ("analyst", "report:read", True),
+    ("viewer", "report:read", False), ("viewer", "alert:read", True),
+    ("billing", "integration:read", True), ("billing", "analytics:read", False),
+    ("stranger", "report:read", False)])
+def test_role_table_of_decisions(role, permission, allowed):
+    assert Principal("o", "k", "m", "read", role, "free").allows(permission) is allowed
+    assert Principal("o", "k", "m", "nonsense", role, "free").allows(permission) is False
+
+
+def test_the_principal_names_the_key_its_member_and_the_plan(app, org):
+    row, plaintext = make_key(org, scope="full", role="analyst")
+    principal = Authenticator().authenticate(f"Bearer {plaintext}", datetime(2025, 1, 1))
+    assert principal == Principal(org.id, row.id, row.member_id, "full", "analyst", "team")
+
+
+def test_last_used_at_is_written_once_a_minute_at_most(client, clock, org):
+    row, plaintext = make_key(org)
+    first = clock.now = datetime(2025, 6, 1, 12, 0, 0)
+    get(client, "/enums", plaintext)
+    assert ApiKey.get_by_id(row.id).last_used_at == first
+    clock.now = first + timedelta(seconds=30)
+    get(client, "/enums", plaintext)
+    assert ApiKey.get_by_id(row.id).last_used_at == first
+    clock.now = first + timedelta(seconds=61)
+    get(client, "/enums", plaintext)
+    assert ApiKey.get_by_id(row.id).last_used_at == clock.now
+
+
+def test_revocation_is_honoured_once_the_short_cache_expires(app, org):
+    row, plaintext = make_key(org)
+    cached, uncached = Authenticator(cache_seconds=60), Authenticator(cache_seconds=0)
+    now = datetime(2025, 1, 1)
+    cached.authenticate(f"Bearer {plaintext}", now)
+    ApiKey.update(revoked_at=now).where(ApiKey.id == row.id).execute()
+    assert cached.authenticate(f"Bearer {plaintext}", now).key_id == row.id
+    with pytest.raises(Exception) as caught:
+        uncached.authenticate(f"Bearer {plaintext}", now)
+    assert caught.value.code == "key_revoked"
+
+
+def test_the_plan_is_read_with_the_key(client, org):
+    _, plaintext = make_key(org)
+    Organization.update(plan="none").where(Organization.id == org.id).execute()
+    _assert_401(get(client, "/enums", plaintext), "not_entitled")

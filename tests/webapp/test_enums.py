@@ -1,0 +1,49 @@
+"""GET /enums: all eight categories, labels and severities, deliverable alert types."""
+from __future__ import annotations
+
+from tests.webapp.helpers import get
+
+CATEGORIES = {"verification_state", "alert_type", "alert_severity", "action_item_severity",
+              "reputation_status", "dmarc_policy", "health_state", "grade"}
+SEVERITIES = {"neutral", "success", "info", "warning", "critical"}
+DELIVERABLE = {"new_sender", "unauthorized_sender", "compliance_drop", "policy_changed",
+               "dns_record_missing", "dns_record_invalid", "spf_lookup_limit", "verification_lost",
+               "blocklisted_source", "no_reports"}
+IN_APP_ONLY = {"weak_dkim_key", "report_parse_warnings", "quota_near_cap"}
+
+
+def _codes(body, category):
+    return [e["code"] for e in body[category]]
+
+
+def test_enums_names_all_eight_categories(client, key):
+    resp = get(client, "/enums", key)
+    assert resp.status_code == 200 and resp.mimetype == "application/json"
+    assert set(resp.get_json()) == CATEGORIES
+
+
+def test_every_entry_has_a_code_a_label_and_a_known_severity(client, key):
+    for entries in get(client, "/enums", key).get_json().values():
+        assert entries
+        for entry in entries:
+            assert entry["code"] and entry["label"]
+            assert entry.get("severity", "neutral") in SEVERITIES
+
+
+def test_the_values_are_those_the_responses_use(client, key):
+    body = get(client, "/enums", key).get_json()
+    assert _codes(body, "verification_state") == ["pending", "verified", "verified_inherited",
+                                                  "not_published", "published_not_ours",
+                                                  "multiple_records", "unconfirmed"]
+    assert _codes(body, "alert_severity") == ["info", "warning", "critical"]
+    assert _codes(body, "action_item_severity") == ["low", "medium", "high"]
+    assert _codes(body, "reputation_status") == ["clean", "suspicious", "malicious", "unknown"]
+    assert _codes(body, "dmarc_policy") == ["none", "quarantine", "reject"]
+    assert _codes(body, "health_state") == ["nodata", "secure", "warning", "critical"]
+    assert _codes(body, "grade") == ["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "N/A"]
+
+
+def test_alert_types_say_which_can_be_pushed(client, key):
+    body = get(client, "/enums", key).get_json()
+    deliverable = {e["code"]: e["deliverable"] for e in body["alert_type"]}
+    assert deliverable == {**dict.fromkeys(DELIVERABLE, True), **dict.fromkeys(IN_APP_ONLY, False)}

@@ -1,0 +1,143 @@
+"""Who is calling: a bearer key resolved to its organization, member role, scope and plan."""
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from flask import g
+
+from store import keys
+from store.models import ApiKey, Member, Organization
+from webapp.errors import ApiError
+
+PERMISSIONS = ("report:read", "analytics:read", "domain:read", "alert:read", "integration:read")
+ROLE_PERMISSIONS = {
+    "owner": frozenset(PERMISSIONS),
+    "admin": frozenset(PERMISSIONS),
+    "analyst": frozenset(PERMISSIONS) - {"integration:read"},
+    "viewer": frozenset({"analytics:read", "domain:read", "alert:read"}),
+    "billing": frozenset({"integration:read"}),
+}
+# Every v1 permission is a read: both scopes allow all of them; the role narrows.
+SCOPE_PERMISSIONS = {"read": frozenset(PERMISSIONS), "full": frozenset(PERMISSIONS)}
+NO_API_PLANS = frozenset({"none"})
+TOUCH_EVERY = timedelta(seconds=60)     # last_used_at is kept to the minute, not per request
+CACHE_SECONDS = 2.0                     # a revoked key stops working within this long
+CACHE_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class Principal:
+    org_id: str
+    key_id: str
+    member_id: str
+    scope: str
+    role: str
+    plan: str
+
+    def allows(self, permission: str) -> bool:
+        return (permission in ROLE_PERMISSIONS.get(self.role, ())
+                and permission in SCOPE_PERMISSIONS.get(self.scope, ()))
+
+
+@dataclass
+class _Entry:
+    principal: Principal
+    expires_at: datetime | None
+    revoked: bool
+    last_used_at: datetime | None
+    fresh_until: float
+
+
+def unauthorized(code: str, token_sent: bool) -> ApiError:
+    challenge = 'Bearer realm="rua"' + (', error="invalid_token"' if token_sent else "")
+    return ApiError(401, code, headers={"WWW-Authenticate": challenge})
+
+
+class Authenticator:
+    """Resolves keys with one joined query, remembering answers for a couple of seconds."""
+
+    def __init__(self, cache_seconds: float = CACHE_SECONDS):
+        self.cache_seconds = cache_seconds
+        self._cache: dict[str, _Entry] = {}
+        self._lock = threading.Lock()
+
+    def authenticate(self, header: str | None, now: datetime) -> Principal:
+        scheme, _, token = (header or "").strip().partition(" ")
+        if scheme.lower() != "bearer":
+            raise unauthorized("missing_key", token_sent=False)
+        token = token.strip()
+        if not keys.well_formed(token):
+            raise unauthorized("malformed_key", token_sent=True)
+        entry = self._entry(keys.digest(token))
+        if entry is None:
+            raise unauthorized("invalid_key", token_sent=True)
+        if entry.revoked:
+            raise unauthorized("key_revoked", token_sent=True)
+        if entry.expires_at is not None and entry.expires_at <= now:
+            raise unauthorized("key_expired", token_sent=True)
+        if entry.principal.plan in NO_API_PLANS:
+            raise unauthorized("not_entitled", token_sent=True)
+        if entry.last_used_at is None or now - entry.last_used_at >= TOUCH_EVERY:
+            entry.last_used_at = now
+            _touch(entry.principal.key_id, now)
+        return entry.principal
+
+    def _entry(self, digest: str) -> _Entry | None:
+        clock = time.monotonic()
+        entry = self._cache.get(digest)
+        if entry is not None and entry.fresh_until > clock:
+            return entry
+        entry = _lookup(digest, clock + self.cache_seconds)
+        with self._lock:
+            if entry is None:
+                self._cache.pop(digest, None)
+            else:
+                if len(self._cache) >= CACHE_SIZE:
+                    self._cache.clear()
+                self._cache[digest] = entry
+        return entry
+
+
+def _lookup(digest: str, fresh_until: float) -> _Entry | None:
+    row = (ApiKey
+           .select(ApiKey.id, ApiKey.org, ApiKey.member, ApiKey.scope, ApiKey.expires_at,
+                   ApiKey.revoked_at, ApiKey.last_used_at, Member.role, Organization.plan)
+           .join(Member, on=(ApiKey.member == Member.id))
+           .switch(ApiKey)
+           .join(Organization, on=(ApiKey.org == Organization.id))
+           # A member of another organization can never lend a key to this one.
+           .where((ApiKey.digest == digest) & (Member.org == ApiKey.org))
+           .tuples().first())
+    if row is None:
+        return None
+    key_id, org_id, member_id, scope, expires_at, revoked_at, last_used_at, role, plan = row
+    return _Entry(Principal(org_id, key_id, member_id, scope, role, plan),
+                  expires_at, revoked_at is not None, last_used_at, fresh_until)
+
+
+def _touch(key_id: str, now: datetime) -> None:
+    # The condition keeps concurrent workers from rewriting the same minute.
+    (ApiKey.update(last_used_at=now)
+     .where((ApiKey.id == key_id)
+            & (ApiKey.last_used_at.is_null() | (ApiKey.last_used_at <= now - TOUCH_EVERY)))
+     .execute())
+
+
+def requires(permission: str):
+    """View decorator: 403 insufficient_permission unless the key's scope and role allow it."""
+    if permission not in PERMISSIONS:
+        raise ValueError(f"unknown permission {permission!r}")
+
+    def decorate(view):
+        @functools.wraps(view)
+        def guarded(*args, **kwargs):
+            if not g.principal.allows(permission):
+                raise ApiError(403, "insufficient_permission", required=permission)
+            return view(*args, **kwargs)
+        guarded.permission = permission
+        return guarded
+    return decorate

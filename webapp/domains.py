@@ -1,0 +1,41 @@
+"""GET /domains: the organization's monitored domains, paged."""
+from __future__ import annotations
+
+from flask import Blueprint, g, request
+
+from store import queries
+from webapp import params
+from webapp.auth import requires
+from webapp.paging import envelope
+
+bp = Blueprint("domains", __name__)
+VERIFIED_STATES = frozenset({"verified", "verified_inherited"})
+
+
+def domain_shape(row) -> dict:
+    """One monitored domain in the contract's shape."""
+    verified = row.dmarc_state in VERIFIED_STATES
+    shape = {
+        "id": row.id,
+        "domain": row.name,
+        "verified": verified,
+        "dmarc_state": row.dmarc_state,
+        "tlsrpt_enabled": row.tlsrpt_enabled,
+        "tlsrpt_state": row.tlsrpt_state,
+        "forensic_enabled": row.forensic_enabled,
+        "forensic_state": row.forensic_state,
+        "source": row.source,
+        "verified_source": row.verified_source if verified else "",
+        "report_count": int(row.report_count),
+        "verified_at": row.verified_at,
+    }
+    if shape["verified_source"] == "inherited":
+        shape["inherited_from"] = row.inherited_from
+    return shape
+
+
+@bp.get("/domains")
+@requires("domain:read")
+def index():
+    page = params.page(request.args)
+    return envelope("domains", queries.domain_page(g.principal.org_id), page, domain_shape)

@@ -1,0 +1,90 @@
+"""GET /enums: every enumeration a response uses, with display labels and severities."""
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from store.encoding import dumps
+from webapp.auth import requires
+
+bp = Blueprint("enums", __name__)
+
+# (code, label, severity or None)
+_CATEGORIES = {
+    "verification_state": [
+        ("pending", "Pending first check", "neutral"),
+        ("verified", "Verified", "success"),
+        ("verified_inherited", "Verified through parent domain", "success"),
+        ("not_published", "Not published", "critical"),
+        ("published_not_ours", "Published, reporting elsewhere", "warning"),
+        ("multiple_records", "Multiple records", "critical"),
+        ("unconfirmed", "Could not be confirmed", "info"),
+    ],
+    "alert_severity": [
+        ("info", "Info", "info"),
+        ("warning", "Warning", "warning"),
+        ("critical", "Critical", "critical"),
+    ],
+    "action_item_severity": [
+        ("low", "Low", "info"),
+        ("medium", "Medium", "warning"),
+        ("high", "High", "critical"),
+    ],
+    "reputation_status": [
+        ("clean", "Clean", "success"),
+        ("suspicious", "Suspicious", "warning"),
+        ("malicious", "Malicious", "critical"),
+        ("unknown", "Unknown", "neutral"),
+    ],
+    "dmarc_policy": [
+        ("none", "None (monitor only)", "warning"),
+        ("quarantine", "Quarantine", "info"),
+        ("reject", "Reject", "success"),
+    ],
+    "health_state": [
+        ("nodata", "No data yet", "neutral"),
+        ("secure", "Secure", "success"),
+        ("warning", "Needs attention", "warning"),
+        ("critical", "Critical", "critical"),
+    ],
+    "grade": [(g, g, s) for g, s in (
+        ("A+", "success"), ("A", "success"), ("A-", "success"),
+        ("B+", "info"), ("B", "info"), ("B-", "info"),
+        ("C+", "warning"), ("C", "warning"), ("C-", "warning"),
+        ("D", "critical"), ("F", "critical"), ("N/A", "neutral"))],
+}
+# (code, label, severity, deliverable): the deliverable ones can be pushed to email, a
+# webhook or a chat channel; the others surface in the app only.
+ALERT_TYPES = [
+    ("new_sender", "New sending source", "info", True),
+    ("unauthorized_sender", "Unauthorized sender", "critical", True),
+    ("compliance_drop", "Compliance dropped", "warning", True),
+    ("policy_changed", "DMARC policy changed", "info", True),
+    ("dns_record_missing", "DNS record missing", "critical", True),
+    ("dns_record_invalid", "DNS record invalid", "critical", True),
+    ("spf_lookup_limit", "SPF lookup limit exceeded", "warning", True),
+    ("verification_lost", "Verification lost", "warning", True),
+    ("blocklisted_source", "Source on a blocklist", "warning", True),
+    ("no_reports", "No reports received", "warning", True),
+    ("weak_dkim_key", "Weak DKIM key", "warning", False),
+    ("report_parse_warnings", "Report parsed with warnings", "info", False),
+    ("quota_near_cap", "API quota nearly spent", "info", False),
+]
+
+
+def catalog() -> dict:
+    """The /enums document: category → [{code, label, severity?, deliverable?}]."""
+    doc = {name: [{"code": c, "label": l, "severity": s} for c, l, s in entries]
+           for name, entries in _CATEGORIES.items()}
+    doc["alert_type"] = [{"code": c, "label": l, "severity": s, "deliverable": d}
+                         for c, l, s, d in ALERT_TYPES]
+    return doc
+
+
+LABELS = {name: {e["code"]: e["label"] for e in entries} for name, entries in catalog().items()}
+_BODY = dumps(catalog())     # static: printed once, served as bytes
+
+
+@bp.get("/enums")
+@requires("analytics:read")
+def index():
+    return Response(_BODY, mimetype="application/json")

@@ -1,0 +1,39 @@
+"""Downloads: CSV with neutralized cells, and JSON attachments."""
+from __future__ import annotations
+
+import csv
+import io
+
+from flask import Response
+
+from store.encoding import dumps
+
+# A spreadsheet runs a cell starting with these as a formula; report fields come from strangers.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_cell(value):
+    """The value, with a leading ' when a spreadsheet would read it as a formula."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def _attachment(body: bytes | str, mimetype: str, filename: str) -> Response:
+    response = Response(body, content_type=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def csv_download(rows, columns, filename: str) -> Response:
+    """rows (dicts) as a CSV attachment with a header line; only the named columns."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([safe_cell(row[c]) for c in columns])
+    return _attachment(out.getvalue(), "text/csv; charset=utf-8", filename)
+
+
+def json_download(value, filename: str) -> Response:
+    return _attachment(dumps(value), "application/json", filename)
