@@ -26,3 +26,47 @@ def make_key(org, scope: str = "read", role: str = "owner", member=None, **field
 
 def make_domain(org, name: str = "example.com", source: str = "manual", **fields) -> Domain:
     return Domain.create(org=org, name=name, source=source, **fields)
+
+
+def make_record(domain: str = "example.com", **fields):
+    """A ParsedRecord that passes DMARC for `domain` unless fields say otherwise."""
+    from ingest.model import ParsedRecord
+    passing = {"source_ip": "192.0.2.1", "count": 1, "disposition": "none", "dkim": "pass",
+               "spf": "pass", "reasons": None, "envelope_to": "", "envelope_from": domain,
+               "header_from": domain,
+               "auth_dkim": [{"Domain": domain, "Selector": "s1", "Result": "pass", "HumanResult": ""}],
+               "auth_spf": [{"Domain": domain, "Scope": "mfrom", "Result": "pass", "HumanResult": ""}]}
+    return ParsedRecord(**{**passing, **fields})
+
+
+def parsed_report(domain: str = "example.com", records=None, *, warnings=None, **meta):
+    """A ParsedReport for `domain`; records are ParsedRecords or dicts of make_record overrides."""
+    from ingest.model import ParsedReport, ReportMeta
+    from store.clock import to_epoch, utcnow
+    midnight = to_epoch(utcnow()) // 86400 * 86400
+    fields = {"org_name": "reporter.example", "report_id": f"report-{next(_counter)}",
+              "date_begin": midnight - 86400, "date_end": midnight, "domain": domain,
+              "adkim": "r", "aspf": "r", "p": "none", **meta}
+    rows = [make_record(domain)] if records is None else [
+        r if not isinstance(r, dict) else make_record(domain, **r) for r in records]
+    return ParsedReport(origin=f"{fields['report_id']}.xml", meta=ReportMeta(**fields),
+                        records=iter(rows), warnings=list(warnings or []))
+
+
+def make_report(org, domain: str = "example.com", records=None, *, received_at=None,
+                warnings=None, **meta):
+    """A report stored for `org` through the real storer (rollups, domains and all); its Report row.
+
+    records: ParsedRecords or dicts of overrides (e.g. {"source_ip": "198.51.100.7", "count": 40,
+    "dkim": "fail", "spf": "fail"}); meta: ReportMeta fields (org_name, report_id, date_begin,
+    date_end, p, pct, ...). The window defaults to yesterday (UTC).
+    """
+    from ingest.storing import store_report
+    parsed = parsed_report(domain, records, warnings=warnings, **meta)
+    return store_report(parsed, org=org, received_at=received_at).report
+
+
+def make_usage(org, hour: int, key_id: str = "", **counts):
+    """A Usage row: an hour (epoch of its start) already counted for the org ('') or a key."""
+    from store.models import Usage
+    return Usage.create(org=org, key_id=key_id, hour=hour, **counts)

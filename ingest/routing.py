@@ -1,0 +1,38 @@
+"""Which organization a report belongs to: the one named, or the one monitoring its domain."""
+from __future__ import annotations
+
+from ingest.model import ReportError
+from store.domain_names import organizational_domain
+from store.ids import normalize_ulid
+from store.models import Domain, Organization
+
+
+class UnknownOrganization(LookupError):
+    """--org names no organization (by id or by name)."""
+
+
+def find_org(value) -> Organization:
+    """An Organization row, given one, its id (ULID, any case) or its exact name."""
+    if isinstance(value, Organization):
+        return value
+    text = str(value).strip()
+    ulid = normalize_ulid(text)
+    row = Organization.get_or_none(Organization.id == ulid) if ulid else None
+    row = row or Organization.get_or_none(Organization.name == text)
+    if row is None:
+        raise UnknownOrganization(f"unknown organization {text!r} (give its id or exact name)")
+    return row
+
+
+def route(domain: str) -> Organization:
+    """The one organization monitoring `domain`, else its organizational domain; ReportError otherwise."""
+    for name in dict.fromkeys((domain, organizational_domain(domain))):
+        orgs = list(Organization.select().join(Domain)
+                    .where(Domain.name == name).distinct().order_by(Organization.name))
+        if len(orgs) == 1:
+            return orgs[0]
+        if orgs:
+            names = ", ".join(o.name for o in orgs)
+            raise ReportError(f"ambiguous: {name} is monitored by several organizations ({names}); "
+                              f"choose one with --org")
+    raise ReportError(f"unroutable: no organization monitors {domain}")
