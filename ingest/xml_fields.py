@@ -2,10 +2,7 @@
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
 from typing import Callable
-
-from lxml import etree
 
 from ingest import xml_values as values
 from ingest.alignment import aligned
@@ -15,15 +12,20 @@ from store.domain_names import InvalidDomain, normalize
 Note = Callable[[str, str], None]
 
 
-@dataclass
 class Section:
     """An element reduced to plain values, so the tree can be cleared as records stream."""
-    name: str
-    text: str = ""
-    children: list["Section"] = field(default_factory=list)
+    __slots__ = ("name", "text", "children", "_index")
+
+    def __init__(self, name: str, text: str = "", children: list["Section"] | None = None):
+        self.name = name
+        self.text = text
+        self.children = children or []
+        self._index: dict[str, list[Section]] = {}
+        for child in self.children:
+            self._index.setdefault(child.name, []).append(child)
 
     def all(self, name: str) -> list["Section"]:
-        return [child for child in self.children if child.name == name]
+        return self._index.get(name, [])
 
 
 class Fields:
@@ -38,19 +40,21 @@ class Fields:
         raise ReportError(f"{self.origin}: {what}")
 
     def section(self, element) -> Section:
-        qname = etree.QName(element)
         children = []
         for child in element:
-            if not isinstance(child.tag, str):
+            tag = child.tag
+            if not isinstance(tag, str):
                 continue
-            child_name = etree.QName(child)
-            if child_name.namespace and child_name.namespace not in self.namespaces:
-                self.note(f"ns:{child_name.localname}", f"the element <{child_name.localname}> in "
-                          f"namespace {child_name.namespace!r} was skipped")
-                continue
+            if tag[0] == "{":
+                namespace, _, local = tag[1:].partition("}")
+                if namespace not in self.namespaces:
+                    self.note(f"ns:{local}", f"the element <{local}> in namespace {namespace!r} was skipped")
+                    continue
             children.append(self.section(child))
-        text = (element.text or "") if not children else ""
-        return Section(qname.localname, text.strip(), children)
+        tag = element.tag
+        name = tag.rpartition("}")[2]
+        text = "" if children else (element.text or "").strip()
+        return Section(name, text, children)
 
     def one(self, parent: Section, name: str, *, where: str) -> Section | None:
         found = parent.all(name)

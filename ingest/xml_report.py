@@ -38,6 +38,7 @@ class _Reader:
             raise ReportError(f"{self.origin}: cannot read it ({exc})") from None
         self._events = self._pull()
         self._root = None
+        self._closed_root = None
         self._sections: dict[str, object] = {}
         self._pending: list = []           # records met before the policy they depend on
         self._last_index = -1
@@ -56,14 +57,15 @@ class _Reader:
         raise ReportError(f"{self.origin}: {what}")
 
     def _pull(self) -> Iterator[tuple[str, etree._Element]]:
-        parser = etree.XMLPullParser(events=("start", "end"), resolve_entities=False, no_network=True,
+        # Only the children of <feedback> reach Python; their subtrees are read in one go.
+        parser = etree.XMLPullParser(events=("end",), tag=[f"{{*}}{name}" for name in ORDER], resolve_entities=False, no_network=True,
                                      load_dtd=False, remove_comments=True, remove_pis=True,
                                      huge_tree=False)
         try:
             for chunk in clean_chunks(self._stream, self.origin, self.note):
                 parser.feed(chunk)
                 yield from parser.read_events()
-            parser.close()
+            self._closed_root = parser.close()
             yield from parser.read_events()
         except etree.XMLSyntaxError as exc:
             self.fail(f"not well-formed XML ({_one_line(exc)})")
@@ -73,20 +75,21 @@ class _Reader:
 
     def _sections_in_order(self) -> Iterator[tuple[str, etree._Element]]:
         """Each child of <feedback> once complete, with its local name."""
-        depth = 0
-        for event, element in self._events:
-            if event == "start":
-                depth += 1
-                if depth == 1:
-                    self._check_root(element)
-                continue
-            depth -= 1
-            if depth == 1:
+        for _, element in self._events:
+            if self._root is None:
+                self._check_root(element.getroottree().getroot())
+            parent = element.getparent()
+            if parent is not None and parent.getparent() is None:
                 name = self._local(element)
                 if name is not None:
                     yield name, element
+        for child in self._root if self._root is not None else ():
+            if isinstance(child.tag, str) and child.tag.rpartition("}")[2] not in ORDER:
+                self._local(child, unknown=True)   # trailing unknown elements, never dropped
         if self._root is None:
-            self.fail("empty document")
+            if self._closed_root is not None:
+                self._check_root(self._closed_root)
+            self.fail("the report has no <report_metadata>")
 
     def _check_root(self, element) -> None:
         self._root = element
@@ -100,20 +103,29 @@ class _Reader:
             self.note("root-ns", f"the report uses the unknown namespace {qname.namespace!r}")
             self._namespaces.add(qname.namespace)
 
-    def _local(self, element) -> str | None:
-        qname = etree.QName(element)
-        if qname.namespace and qname.namespace not in self._namespaces:
-            self.note(f"ns:{qname.localname}", f"the element <{qname.localname}> in namespace "
-                      f"{qname.namespace!r} was skipped")
-            self._drop(element)
+    def _local(self, element, *, unknown: bool = False) -> str | None:
+        """The local name of a child of <feedback>, or None (with a warning) for a foreign one."""
+        namespace, _, local = element.tag[1:].rpartition("}") if element.tag[0] == "{" else ("", "", element.tag)
+        if namespace and namespace not in self._namespaces:
+            self.note(f"ns:{local}", f"the element <{local}> in namespace {namespace!r} was skipped")
+            if not unknown:
+                self._drop(element)
             return None
-        return qname.localname
+        if unknown and local not in ORDER:
+            self.note(f"unknown:{local}", f"the unknown element <{local}> was skipped")
+        return local
 
     def _drop(self, element) -> None:
+        """Free an element and whatever came before it; unknown siblings are noted on the way."""
         element.clear()
         parent = element.getparent()
         if parent is not None:
-            while element.getprevious() is not None:
+            while True:
+                previous = element.getprevious()
+                if previous is None:
+                    break
+                if isinstance(previous.tag, str):
+                    self._local(previous, unknown=True)
                 del parent[0]
 
     def _order(self, name: str) -> None:
