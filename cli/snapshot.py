@@ -1,5 +1,55 @@
-"""rua subcommands (being built)."""
+"""`rua snapshot` (recompute blobs now, for cron) and `rua scheduler` (the snapshot jobs)."""
+from __future__ import annotations
+
+import logging
+import time
+
+import click
+from peewee import DoesNotExist
+
+from cli.common import connect, fail
+from store.clock import utcnow
+from store.models import Organization
+
+
+def find_org(text: str) -> Organization:
+    try:
+        return Organization.get((Organization.id == text.upper()) | (Organization.name == text))
+    except DoesNotExist:
+        fail(f"no organization {text!r} (give its id or name)")
 
 
 def register(main):
-    """Add this module's commands to the rua group."""
+    """Add `snapshot` and `scheduler` to the rua group."""
+
+    @main.command("snapshot")
+    @click.option("--org", "org", metavar="ORG", help="Only this organization (id or name).")
+    @click.option("--all", "every", is_flag=True, help="Every organization, dirty or not.")
+    @click.pass_obj
+    def snapshot(config, org, every):
+        """Recompute snapshot blobs now: dirty organizations, or --org ORG, or --all."""
+        from snapshotter import jobs
+        if org and every:
+            fail("give --org ORG or --all, not both")
+        with connect(config):
+            now, started = utcnow(), time.perf_counter()
+            address = config.report_address
+            if org:
+                results = [jobs.refresh_org(find_org(org).id, now, report_address=address)]
+            elif every:
+                results = jobs.refresh_all(now, report_address=address)
+            else:
+                results = jobs.refresh_dirty(now, report_address=address)
+            for r in results:
+                click.echo(f"{r.org_id}: {r.blobs} blobs, {r.bytes} bytes")
+            click.echo(f"refreshed {len(results)} organization(s) in "
+                       f"{time.perf_counter() - started:.2f} s")
+
+    @main.command("scheduler")
+    @click.pass_obj
+    def scheduler(config):
+        """Run the snapshot jobs (dirty every minute, health hourly, history daily at 00:05 UTC)."""
+        from snapshotter.scheduler import run
+        logging.basicConfig(level=config.log_level.upper(),
+                            format="%(asctime)s %(name)s %(levelname)s %(message)s")
+        run(config)

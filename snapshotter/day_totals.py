@@ -1,0 +1,79 @@
+"""Per-domain day totals summed from DailyRollup, kept between refreshes as a private blob.
+
+DomainDay counts the reports of each (domain, day); a cached total remembers the report count
+it was summed at, so only the days whose count changed are summed again. A refresh after one
+more day of reports therefore reads that day's rollups, not the whole year's.
+"""
+from __future__ import annotations
+
+from datetime import date
+
+import orjson
+from peewee import fn
+
+from store.models import DailyRollup
+
+CACHE_KIND = "day_totals"     # Snapshot kind of the cache; never served
+LIST_LIMIT = 64               # beyond this many days or domains, filter by range instead of IN
+Totals = dict  # (domain, day) -> [reports, messages, compliant, spf, dkim, forwarded]
+
+
+def load(body: bytes | None) -> Totals:
+    if not body:
+        return {}
+    try:
+        rows = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return {}      # an unreadable cache is rebuilt from the rollups
+    return {(row[0], date.fromisoformat(row[1])): row[2:] for row in rows}
+
+
+def dump(totals: Totals) -> bytes:
+    return orjson.dumps([[domain, day, *values] for (domain, day), values in totals.items()])
+
+
+def stale_pairs(report_counts: dict, cached: Totals) -> list[tuple[str, date]]:
+    """(domain, day) pairs whose cached total was summed at another report count (or never)."""
+    return [key for key, reports in report_counts.items()
+            if key not in cached or cached[key][0] != reports]
+
+
+def sum_rollups(org_id: str, pairs: list[tuple[str, date]]) -> dict:
+    """Sums of DailyRollup per (domain, day) for the given pairs, in one grouped query."""
+    if not pairs:
+        return {}
+    days = sorted({day for _, day in pairs})
+    domains = sorted({domain for domain, _ in pairs})
+    query = (DailyRollup
+             .select(DailyRollup.domain, DailyRollup.day, fn.SUM(DailyRollup.messages),
+                     fn.SUM(DailyRollup.compliant), fn.SUM(DailyRollup.spf_aligned_pass),
+                     fn.SUM(DailyRollup.dkim_aligned_pass), fn.SUM(DailyRollup.forwarded))
+             .where(DailyRollup.org == org_id))
+    if len(days) <= LIST_LIMIT:
+        query = query.where(DailyRollup.day.in_(days))
+    else:
+        query = query.where(DailyRollup.day.between(days[0], days[-1]))
+    if len(domains) <= LIST_LIMIT:
+        query = query.where(DailyRollup.domain.in_(domains))
+    wanted = set(pairs)
+    sums = {}
+    for domain, day, *values in query.group_by(DailyRollup.domain, DailyRollup.day).tuples():
+        day = day if isinstance(day, date) else date.fromisoformat(str(day))
+        if (domain, day) in wanted:
+            sums[(domain, day)] = [int(v or 0) for v in values]
+    return sums
+
+
+def refresh(org_id: str, report_counts: dict, cached: Totals) -> tuple[Totals, int]:
+    """Totals for exactly the (domain, day) pairs in report_counts; (totals, pairs summed again)."""
+    stale = stale_pairs(report_counts, cached)
+    sums = sum_rollups(org_id, stale)
+    totals = {}
+    for key, reports in report_counts.items():
+        if key in sums:
+            totals[key] = [reports, *sums[key]]
+        elif key in cached and cached[key][0] == reports:
+            totals[key] = cached[key]
+        else:
+            totals[key] = [reports, 0, 0, 0, 0, 0]     # counted reports without records
+    return totals, len(stale)

@@ -1,0 +1,71 @@
+"""The `dns` object of domain health, its score and the action items its gaps call for."""
+from __future__ import annotations
+
+from snapshotter.model import Item
+
+KINDS = ("dmarc", "spf", "dkim", "mta_sts", "tls_rpt", "bimi", "dane")
+LABELS = {"dmarc": "DMARC", "spf": "SPF", "dkim": "DKIM", "mta_sts": "MTA-STS",
+          "tls_rpt": "TLS-RPT", "bimi": "BIMI", "dane": "DANE (TLSA)"}
+SCORE_POINTS = {"dmarc": 40, "spf": 30, "dkim": 30}
+STATUS_SHARE = {"ok": 1.0, "warning": 0.5, "error": 0.0}
+# Kinds whose gaps become action items (the contract's dns_* item types).
+ITEM_KINDS = ("dmarc", "spf", "dkim", "mta_sts", "bimi")
+GAP_SEVERITY = {("dmarc", "error"): "high", ("spf", "error"): "high", ("dkim", "error"): "high"}
+
+
+def unchecked(domain: str, kind: str) -> dict:
+    return {"status": "unknown",
+            "details": f"The {LABELS[kind]} record of {domain} has not been checked yet."}
+
+
+def dns_view(domain: str, dns: dict | None) -> dict:
+    """One entry per kind; a kind never checked (or unreadable) is `unknown`, never invented."""
+    view = {}
+    for kind in KINDS:
+        entry = (dns or {}).get(kind)
+        if not isinstance(entry, dict) or entry.get("status") not in ("ok", "warning", "error", "unknown"):
+            view[kind] = unchecked(domain, kind)
+            continue
+        shown = {"status": entry["status"], "details": str(entry.get("details") or "")}
+        for optional in ("inherited_from", "hosted_cta"):
+            if optional in entry:
+                shown[optional] = entry[optional]
+        view[kind] = shown
+    return view
+
+
+def dns_score(view: dict) -> float | None:
+    """dmarc 40, spf 30, dkim 30 points: ok full, warning half, error none; unknown left out."""
+    earned = possible = 0.0
+    for kind, points in SCORE_POINTS.items():
+        share = STATUS_SHARE.get(view[kind]["status"])
+        if share is not None:
+            earned += points * share
+            possible += points
+    return round(100.0 * earned / possible, 2) if possible else None
+
+
+def all_checked(view: dict) -> bool:
+    return all(view[kind]["status"] != "unknown" for kind in SCORE_POINTS)
+
+
+def dns_items(domain: str, view: dict) -> list[Item]:
+    """An action item per record that is missing, malformed or not doing its job."""
+    items = []
+    for kind in ITEM_KINDS:
+        status = view[kind]["status"]
+        if status not in ("warning", "error"):
+            continue
+        severity = GAP_SEVERITY.get((kind, status), "medium" if status == "error" else "low")
+        verb = "is missing or malformed" if status == "error" else "needs attention"
+        items.append(Item(type=f"dns_{kind}", severity=severity,
+                          title=f"{LABELS[kind]} record of {domain} {verb}",
+                          suggested_action=view[kind]["details"] or f"Review the {LABELS[kind]} record."))
+    return items
+
+
+def published_policy(dns: dict | None) -> str | None:
+    """The p= of the DMARC record found by the live check, when it recorded one."""
+    entry = (dns or {}).get("dmarc")
+    policy = entry.get("policy") if isinstance(entry, dict) else None
+    return policy if policy in ("none", "quarantine", "reject") else None

@@ -1,0 +1,119 @@
+"""Read what an organization's blobs are computed from: day totals, policies, senders, items."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from peewee import fn
+
+from snapshotter import day_totals
+from snapshotter.model import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
+                               OrgFacts, Policy, Sender, Tally)
+from store import snapshots
+from store.models import DailyRollup, Domain, DomainDay, Event, Source
+
+# A year of trends plus the scoring window before its first day (back-filled history).
+HORIZON_DAYS = TREND_DAYS + WINDOW_DAYS
+SENDERS_KEPT = 25
+
+
+def _day(value) -> date:
+    return value if isinstance(value, date) else date.fromisoformat(str(value))
+
+
+def read(org_id: str, today: date, report_address: str = ""):
+    """(facts as of today, the refreshed day-totals cache or None if unchanged, days summed again)."""
+    facts = OrgFacts(today=today, report_address=report_address)
+    first = today - timedelta(days=HORIZON_DAYS - 1)
+    counts, policies = _domain_days(org_id, first)
+    cached_blob = snapshots.get(org_id, day_totals.CACHE_KIND)
+    cached = day_totals.load(cached_blob.body if cached_blob else None)
+    totals, summed = day_totals.refresh(org_id, counts, cached)
+    _add_domains(org_id, facts)
+    for (name, day), (reports, messages, compliant, spf, dkim, forwarded) in totals.items():
+        facts.domains.setdefault(name, DomainFacts(name, monitored=False)).days[day] = \
+            Tally(messages, compliant, spf, dkim, forwarded, reports)
+    for name, entries in policies.items():
+        facts.domains[name].policies = sorted(entries, key=lambda e: e[0])
+    _add_last_reports(org_id, facts, first)
+    _add_senders(org_id, facts)
+    _add_items(org_id, facts)
+    changed = summed or len(totals) != len(cached)
+    return facts, (day_totals.dump(totals) if changed else None), summed
+
+
+def _domain_days(org_id: str, first: date):
+    counts, policies = {}, {}
+    query = (DomainDay.select(DomainDay.domain, DomainDay.day, DomainDay.reports,
+                              DomainDay.policy_p, DomainDay.policy_pct, DomainDay.policy_testing)
+             .where(DomainDay.org == org_id, DomainDay.day >= first).tuples())
+    for name, day, reports, p, pct, testing in query:
+        day = _day(day)
+        counts[(name, day)] = reports
+        policies.setdefault(name, []).append((day, Policy(p or "", pct, testing or "")))
+    return counts, policies
+
+
+def _add_domains(org_id: str, facts: OrgFacts):
+    query = (Domain.select(Domain.name, Domain.verified_source, Domain.inherited_from, Domain.dns)
+             .where(Domain.org == org_id).tuples())
+    for name, verified_source, inherited_from, dns in query:
+        facts.domains[name] = DomainFacts(
+            name, monitored=True, dns=dns,
+            inherited_from=inherited_from if verified_source == "inherited" else "")
+
+
+def _add_last_reports(org_id: str, facts: OrgFacts, first: date):
+    """Last report day per domain (all time); the policy of domains quiet since before `first`."""
+    query = (DomainDay.select(DomainDay.domain, fn.MAX(DomainDay.day))
+             .where(DomainDay.org == org_id).group_by(DomainDay.domain).tuples())
+    for name, last in query:
+        d = facts.domains.setdefault(name, DomainFacts(name, monitored=False))
+        d.last_report_day = _day(last)
+        if d.last_report_day < first:
+            row = DomainDay.get(DomainDay.org == org_id, DomainDay.domain == name,
+                                DomainDay.day == d.last_report_day)
+            d.policies = [(d.last_report_day, Policy(row.policy_p or "", row.policy_pct,
+                                                     row.policy_testing or ""))]
+
+
+def _add_senders(org_id: str, facts: OrgFacts):
+    """Busiest source IPs per domain in the scoring window, and the window's distinct IPs."""
+    first = facts.today - timedelta(days=WINDOW_DAYS - 1)
+    query = (DailyRollup.select(DailyRollup.domain, DailyRollup.source_ip,
+                                fn.SUM(DailyRollup.messages), fn.SUM(DailyRollup.spf_aligned_pass),
+                                fn.SUM(DailyRollup.dkim_aligned_pass))
+             .where(DailyRollup.org == org_id, DailyRollup.day.between(first, facts.today))
+             .group_by(DailyRollup.domain, DailyRollup.source_ip).tuples())
+    by_domain, ips = {}, set()
+    for name, ip, messages, spf, dkim in query:
+        ips.add(ip)
+        by_domain.setdefault(name, []).append((int(messages or 0), ip, int(spf or 0), int(dkim or 0)))
+    facts.unique_ips = len(ips)
+    kept = {name: sorted(rows, key=lambda r: (-r[0], r[1]))[:SENDERS_KEPT]
+            for name, rows in by_domain.items()}
+    wanted = sorted({row[1] for rows in kept.values() for row in rows})
+    services = {}
+    for start in range(0, len(wanted), 500):
+        query = (Source.select(Source.ip, Source.service_name, Source.service_slug, Source.service_icon)
+                 .where(Source.org == org_id, Source.ip.in_(wanted[start:start + 500])).tuples())
+        services.update((ip, rest) for ip, *rest in query)
+    for name, rows in kept.items():
+        d = facts.domains.setdefault(name, DomainFacts(name, monitored=False))
+        d.senders = [Sender(ip, messages, spf, dkim, *services.get(ip, (None, None, None)))
+                     for messages, ip, spf, dkim in rows]
+
+
+def _add_items(org_id: str, facts: OrgFacts):
+    """Open events (not acknowledged, not cleared) become action items, newest first."""
+    query = (Event.select(Event.type, Event.severity, Event.title, Event.detail, Event.link,
+                          Event.domain)
+             .where(Event.org == org_id, Event.acknowledged == False,  # noqa: E712 (SQL)
+                    Event.cleared_at.is_null())
+             .order_by(Event.created_at.desc(), Event.id.desc()).tuples())
+    for type_, severity, title, detail, link, name in query:
+        item = Item(type_, EVENT_SEVERITY.get(severity, "low"), title, detail or title, link,
+                    "Open" if link else None)
+        if name and name in facts.domains:
+            facts.domains[name].items.append(item)
+        else:
+            facts.org_items.append(item)

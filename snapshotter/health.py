@@ -1,0 +1,113 @@
+"""Domain health: the compliance score blended with DNS, plus what to do about it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from snapshotter import dns
+from snapshotter.grades import grade, health_state, policy_name, whole
+from snapshotter.model import SEVERITY_RANK, WINDOW_DAYS, Item, Sender
+from snapshotter.scores import Ledger, Scored
+from snapshotter.trends import sparkline
+from snapshotter.verdicts import domain_verdict, percent
+
+TOP_SENDERS = 10
+ACTION_ITEMS_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """One domain's figures, shared by its health body and its overview card."""
+    name: str
+    compliance: Scored
+    dns: dict
+    score: float | None          # the health score: 0.8 compliance + 0.2 DNS (when DNS is known)
+    items: list[Item]            # every open item, most urgent first
+    verdict: str
+
+    @property
+    def grade(self) -> str:
+        return grade(self.score)
+
+
+def health_score(compliance_score: float | None, dns_score: float | None) -> float | None:
+    """0.8 compliance score + 0.2 DNS score; the compliance score alone while DNS is unknown."""
+    if compliance_score is None or dns_score is None:
+        return compliance_score
+    return round(0.8 * compliance_score + 0.2 * dns_score, 2)
+
+
+def sorted_items(items: list[Item]) -> list[Item]:
+    return sorted(items, key=lambda item: SEVERITY_RANK.get(item.severity, 3))
+
+
+def assess(ledger: Ledger, name: str) -> Assessment:
+    d = ledger.facts.domains[name]
+    compliance = ledger.domain(name)
+    view = dns.dns_view(name, d.dns)
+    items = sorted_items(dns.dns_items(name, view) + list(d.items))
+    return Assessment(name, compliance, view, health_score(compliance.score, dns.dns_score(view)),
+                      items, domain_verdict(name, compliance, ledger.facts.report_address))
+
+
+def item_body(item: Item) -> dict:
+    body = {"type": item.type, "severity": item.severity, "title": item.title,
+            "suggested_action": item.suggested_action}
+    if item.cta_url:
+        body["cta_url"] = item.cta_url
+        body["cta_label"] = item.cta_label or "Open"
+    return body
+
+
+def sender_body(sender: Sender) -> dict:
+    body = {"ip": sender.ip, "count": sender.messages,
+            "spf_result": "pass" if 2 * sender.spf >= sender.messages else "fail",
+            "dkim_result": "pass" if 2 * sender.dkim >= sender.messages else "fail"}
+    if sender.service_name:
+        body.update(service_name=sender.service_name, service_icon=sender.service_icon or "",
+                    service_slug=sender.service_slug or "")
+    return body
+
+
+def empty_state(a: Assessment) -> dict:
+    """Shown when there is nothing to do; healthy only when every check is in and good."""
+    if a.compliance.score is None:
+        return {"healthy": False, "message": "No open action items. " + a.verdict}
+    if not dns.all_checked(a.dns):
+        return {"healthy": False,
+                "message": f"No open action items, but the DNS records of {a.name} have not been "
+                           "checked yet, so its health is not confirmed."}
+    if health_state(a.score) != "secure" or not a.compliance.tally.messages:
+        return {"healthy": False, "message": "No open action items. " + a.verdict}
+    return {"healthy": True,
+            "message": f"Nothing needs doing for {a.name}: its DNS records check out and "
+                       f"{percent(a.compliance.compliance_rate)} of mail passes DMARC."}
+
+
+def compliance_policy(a: Assessment, published: str | None) -> str:
+    """The reported policy; before any report, the one published in DNS when known, else none."""
+    if a.compliance.policy is None:
+        return published or "none"
+    return policy_name(a.compliance.policy)
+
+
+def health_doc(ledger: Ledger, name: str, computed_at: datetime) -> dict:
+    """The /domains/{domain}/health body."""
+    d = ledger.facts.domains[name]
+    a = assess(ledger, name)
+    c = a.compliance
+    doc = {
+        "domain": name, "overall_score": whole(a.score), "grade": a.grade, "verdict": a.verdict,
+        "last_report_date": d.last_report_day, "total_messages": c.tally.messages, "dns": a.dns,
+        "compliance": {"rate": c.compliance_rate, "spf_pass": c.spf_rate, "dkim_pass": c.dkim_rate,
+                       "policy": compliance_policy(a, dns.published_policy(d.dns))},
+        "top_senders": [sender_body(s) for s in d.senders[:TOP_SENDERS]],
+        "alert_count": len(a.items),
+        "action_items": [item_body(i) for i in a.items[:ACTION_ITEMS_SHOWN]],
+        "trend_sparkline": sparkline(d.days, ledger.facts.today, WINDOW_DAYS),
+    }
+    if not a.items:
+        doc["empty_state"] = empty_state(a)
+    doc["computed_at"] = computed_at
+    return doc
+

@@ -1,0 +1,165 @@
+"""Refresh jobs: read facts, compute every body through the pure functions, store the blobs."""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from peewee import EXCLUDED
+
+from snapshotter import day_totals, facts as facts_module
+from snapshotter.health import assess, health_doc
+from snapshotter.history import backfill_days, history_point, history_row
+from snapshotter.model import TREND_DAYS
+from snapshotter.overview import overview_doc
+from snapshotter.scores import Ledger, compliance_doc
+from snapshotter.trends import merge_days, trend_points
+from store import db, snapshots
+from store.encoding import dumps
+from store.models import Organization, ScoreHistory
+
+log = logging.getLogger("rua.snapshotter")
+SERVED_KINDS = ("overview", "compliance", "trends", "history", "health")
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    org_id: str
+    blobs: int
+    bytes: int
+    days_summed: int
+
+
+def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS, report_address: str = "") -> Refreshed:
+    """Recompute the organization's blobs of `kinds` and store them in one transaction."""
+    # Cleared first: a report stored while we compute marks the organization dirty again.
+    was_dirty = _clear_dirty(org_id)
+    try:
+        with db.atomic():     # one consistent read on SQLite; Postgres reads committed rows
+            facts, cache, summed = facts_module.read(org_id, now.date(), report_address)
+        ledger = Ledger(facts)
+        docs = build_docs(ledger, now, kinds, _history(org_id, ledger) if "history" in kinds else None)
+        if cache is not None:
+            docs[(day_totals.CACHE_KIND, "")] = cache
+        blobs = snapshots.put_many(org_id, docs, now,
+                                   replace_kinds=[k for k in kinds if k in ("compliance", "trends", "health")])
+    except BaseException:
+        if was_dirty is not None:
+            (Organization.update(dirty_since=was_dirty)
+             .where(Organization.id == org_id, Organization.dirty_since.is_null()).execute())
+        raise
+    size = sum(len(b.body) for (kind, _), b in blobs.items() if kind != day_totals.CACHE_KIND)
+    return Refreshed(org_id, len(blobs), size, summed)
+
+
+def build_docs(ledger: Ledger, now: datetime, kinds, history_rows=None) -> dict:
+    """Every served body of `kinds`, keyed (kind, variant); series kinds as bytes."""
+    facts, docs = ledger.facts, {}
+    names = sorted(facts.domains)
+    if "overview" in kinds or "health" in kinds:
+        assessments = [assess(ledger, n) for n in names]
+    if "overview" in kinds:
+        docs[("overview", "")] = overview_doc(ledger, assessments)
+    if "compliance" in kinds:
+        docs[("compliance", "")] = compliance_doc(ledger)
+        docs.update((("compliance", n), compliance_doc(ledger, n)) for n in names)
+    if "trends" in kinds:
+        merged = merge_days([d.days for d in facts.domains.values()])
+        docs[("trends", "")] = dumps(trend_points(merged, facts.today, TREND_DAYS))
+        docs.update((("trends", n), dumps(trend_points(facts.domains[n].days, facts.today)))
+                    for n in names)
+    if "health" in kinds:
+        docs.update((("health", n), health_doc(ledger, n, now))
+                    for n in names if facts.domains[n].monitored)
+    if history_rows is not None:
+        docs[("history", "")] = dumps([history_point(r) for r in history_rows])
+    return docs
+
+
+def _history(org_id: str, ledger: Ledger) -> list[dict]:
+    """Fill the days with reports that have no history row yet, keep today's row current,
+    and return the last year's rows oldest first."""
+    today = ledger.facts.today
+    first = today - timedelta(days=TREND_DAYS - 1)
+    have = {_as_date(d) for (d,) in ScoreHistory.select(ScoreHistory.day)
+            .where(ScoreHistory.org == org_id, ScoreHistory.day >= first).tuples()}
+    rows = [history_row(ledger, day) for day in backfill_days(ledger, first) if day not in have]
+    save_history(org_id, [r for r in rows if r is not None], replace=False)
+    save_history(org_id, [r for r in [history_row(ledger, today)] if r is not None], replace=True)
+    query = (ScoreHistory.select().where(ScoreHistory.org == org_id, ScoreHistory.day >= first)
+             .order_by(ScoreHistory.day))
+    return [{"day": _as_date(h.day), "score": h.score, "grade": h.grade,
+             "compliance_rate": h.compliance_rate, "spf_rate": h.spf_rate,
+             "dkim_rate": h.dkim_rate, "total_messages": h.total_messages} for h in query]
+
+
+def save_history(org_id: str, rows: list[dict], *, replace: bool):
+    """Insert history rows; replace=True overwrites a day's row, False keeps the one there."""
+    if not rows:
+        return
+    values = [dict(row, org=org_id) for row in rows]
+    with db.atomic():
+        for start in range(0, len(values), 200):
+            query = ScoreHistory.insert_many(values[start:start + 200])
+            if replace:
+                query = query.on_conflict(
+                    conflict_target=[ScoreHistory.org, ScoreHistory.day],
+                    update={f: getattr(EXCLUDED, f.name) for f in (
+                        ScoreHistory.score, ScoreHistory.grade, ScoreHistory.compliance_rate,
+                        ScoreHistory.spf_rate, ScoreHistory.dkim_rate, ScoreHistory.total_messages)})
+            else:
+                query = query.on_conflict_ignore()
+            query.execute()
+
+
+def record_day(org_id: str, day: date, now: datetime, report_address: str = "") -> bool:
+    """Write the final history row of a finished day (the daily job); False without data."""
+    with db.atomic():
+        facts, _, _ = facts_module.read(org_id, now.date(), report_address)
+    row = history_row(Ledger(facts), day)
+    if row is not None:
+        save_history(org_id, [row], replace=True)
+    return row is not None
+
+
+def refresh_dirty(now: datetime, *, report_address: str = "") -> list[Refreshed]:
+    """Refresh every organization marked dirty by ingest, oldest change first."""
+    ids = [i for (i,) in Organization.select(Organization.id)
+           .where(Organization.dirty_since.is_null(False))
+           .order_by(Organization.dirty_since).tuples()]
+    return [_logged(refresh_org, i, now, report_address=report_address) for i in ids]
+
+
+def refresh_all(now: datetime, *, kinds=SERVED_KINDS, report_address: str = "") -> list[Refreshed]:
+    ids = [i for (i,) in Organization.select(Organization.id).order_by(Organization.id).tuples()]
+    return [_logged(refresh_org, i, now, kinds=kinds, report_address=report_address) for i in ids]
+
+
+def daily(now: datetime, *, report_address: str = "") -> list[Refreshed]:
+    """After midnight: yesterday's final history row, then every blob (the windows moved)."""
+    yesterday = now.date() - timedelta(days=1)
+    for (org_id,) in Organization.select(Organization.id).tuples():
+        record_day(org_id, yesterday, now, report_address)
+    return refresh_all(now, report_address=report_address)
+
+
+def _logged(job, org_id, now, **kwargs):
+    started = datetime.now()
+    result = job(org_id, now, **kwargs)
+    log.info("refreshed %s: %d blobs, %d bytes in %.3f s", org_id, result.blobs, result.bytes,
+             (datetime.now() - started).total_seconds())
+    return result
+
+
+def _clear_dirty(org_id: str):
+    row = Organization.select(Organization.dirty_since).where(Organization.id == org_id).tuples().first()
+    if row is None:
+        raise LookupError(f"no organization {org_id}")
+    if row[0] is not None:
+        Organization.update(dirty_since=None).where(Organization.id == org_id).execute()
+    return row[0]
+
+
+def _as_date(value) -> date:
+    return value if isinstance(value, date) else date.fromisoformat(str(value))
+

@@ -1,0 +1,61 @@
+"""Locks shared by every process and host: advisory locks on Postgres, lock files on SQLite.
+
+Both are taken without waiting, so a busy lock is an answer ("someone else is on it"), never a
+queue. A process that dies lets go of both (its session ends, its descriptor closes).
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import zlib
+
+from store import db, is_postgres
+
+NAMESPACE = 0x72756100 >> 1      # first key of every rua advisory lock ("rua\0" >> 1: fits int4)
+
+
+def _int4(text: str) -> int:
+    value = zlib.crc32(text.encode())
+    return value - 2**32 if value >= 2**31 else value
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+@contextlib.contextmanager
+def exclusive(name: str, lock_dir: str):
+    """Try to hold the lock `name` for the block; yields True if held, False if someone has it."""
+    if is_postgres():
+        key = _int4(name)
+        held = db.execute_sql("SELECT pg_try_advisory_lock(%s, %s)", (NAMESPACE, key)).fetchone()[0]
+        try:
+            yield bool(held)
+        finally:
+            if held:
+                db.execute_sql("SELECT pg_advisory_unlock(%s, %s)", (NAMESPACE, key))
+        return
+    directory = os.path.join(lock_dir, "locks")
+    os.makedirs(directory, exist_ok=True)
+    fd = os.open(os.path.join(directory, _safe(name) + ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def slot(group: str, capacity: int, lock_dir: str):
+    """Hold one of `capacity` slots of `group`; yields the slot number, or None when all are taken."""
+    with contextlib.ExitStack() as stack:
+        for number in range(capacity):
+            if stack.enter_context(exclusive(f"{group}.{number}", lock_dir)):
+                yield number
+                return
+        yield None

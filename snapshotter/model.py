@@ -1,0 +1,93 @@
+"""Plain values the pure snapshot functions take: counts per day, policies, senders, items."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+WINDOW_DAYS = 30          # the scoring window: the last 30 UTC days, today included
+TREND_DAYS = 365          # the longest trend series (the /trends maximum)
+SEVERITY_RANK = {"high": 0, "medium": 1, "low": 2}
+EVENT_SEVERITY = {"critical": "high", "warning": "medium", "info": "low"}
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Additive message counts for a span of days (aligned passes as `spf` / `dkim`)."""
+    messages: int = 0
+    compliant: int = 0
+    spf: int = 0
+    dkim: int = 0
+    forwarded: int = 0
+    reports: int = 0
+
+    def __add__(self, other: "Tally") -> "Tally":
+        return Tally(self.messages + other.messages, self.compliant + other.compliant,
+                     self.spf + other.spf, self.dkim + other.dkim,
+                     self.forwarded + other.forwarded, self.reports + other.reports)
+
+    def __sub__(self, other: "Tally") -> "Tally":
+        return Tally(self.messages - other.messages, self.compliant - other.compliant,
+                     self.spf - other.spf, self.dkim - other.dkim,
+                     self.forwarded - other.forwarded, self.reports - other.reports)
+
+
+ZERO = Tally()
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """The DMARC policy a report published: p, pct (None = 100) and testing (t=y)."""
+    p: str = ""
+    pct: int | None = None
+    testing: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Sender:
+    """One source IP's messages for a domain in the scoring window."""
+    ip: str
+    messages: int
+    spf: int
+    dkim: int
+    service_name: str | None = None
+    service_slug: str | None = None
+    service_icon: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """An open action item: from an open event or a DNS gap."""
+    type: str
+    severity: str                    # high, medium, low
+    title: str
+    suggested_action: str
+    cta_url: str | None = None
+    cta_label: str | None = None
+
+
+@dataclass
+class DomainFacts:
+    """What is known of one domain: per-day tallies, policies seen, senders, open items, DNS."""
+    name: str
+    monitored: bool = True
+    days: dict[date, Tally] = field(default_factory=dict)
+    policies: list[tuple[date, Policy]] = field(default_factory=list)   # oldest first
+    last_report_day: date | None = None
+    senders: list[Sender] = field(default_factory=list)                 # busiest first
+    items: list[Item] = field(default_factory=list)
+    dns: dict | None = None          # the last live DNS check per kind; None = never checked
+    inherited_from: str = ""         # organizational parent whose record covers the domain
+
+
+@dataclass
+class OrgFacts:
+    """Everything the organization's blobs are computed from, as of `today` (UTC)."""
+    today: date
+    domains: dict[str, DomainFacts] = field(default_factory=dict)
+    unique_ips: int = 0              # distinct source IPs in the scoring window
+    org_items: list[Item] = field(default_factory=list)   # open events not tied to a domain
+    report_address: str = ""
+
+    @property
+    def has_data(self) -> bool:
+        return any(d.last_report_day is not None for d in self.domains.values())

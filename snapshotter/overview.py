@@ -1,0 +1,63 @@
+"""The organization overview: org_health, domain cards worst first, action item counts."""
+from __future__ import annotations
+
+from snapshotter.grades import health_state, policy_name, whole
+from snapshotter.health import Assessment, assess
+from snapshotter.model import Item
+from snapshotter.scores import Ledger
+from snapshotter.verdicts import org_verdict
+
+
+def needs_attention(a: Assessment) -> bool:
+    """Below the healthy band (with data) or holding at least one open item."""
+    return bool(a.items) or (a.score is not None and health_state(a.score) != "secure")
+
+
+def card(a: Assessment, inherited_from: str) -> dict:
+    policy = a.compliance.policy
+    top = a.items[0] if a.items else None
+    body = {"domain": a.name, "score": whole(a.score), "grade": a.grade, "verdict": a.verdict,
+            "compliance_rate": a.compliance.compliance_rate,
+            "total_messages": a.compliance.tally.messages,
+            # An unreadable reported policy is shown as "", a domain without reports as none.
+            "policy": "none" if policy is None else (policy.p if policy_name(policy) == policy.p else ""),
+            "top_issue": top.title if top else "", "top_issue_severity": top.severity if top else "",
+            "action_count": len(a.items), "forwarded_messages": a.compliance.tally.forwarded}
+    if inherited_from:
+        body.update(inherited=True, inherited_from=inherited_from)
+    return body
+
+
+def card_order(a: Assessment):
+    """Worst score first; domains without any report after those with scores."""
+    return (a.score is None, a.score or 0.0, a.name)
+
+
+def summary(items: list[Item]) -> dict:
+    counts = {"high": 0, "medium": 0, "low": 0}
+    for item in items:
+        counts[item.severity] = counts.get(item.severity, 0) + 1
+    return {"total_pending": counts["high"] + counts["medium"] + counts["low"], **counts}
+
+
+def overview_doc(ledger: Ledger, assessments: list[Assessment] | None = None) -> dict:
+    """The /dashboard/overview body (figures of the scoring window; has_data is all-time)."""
+    facts = ledger.facts
+    assessments = sorted(assessments if assessments is not None
+                         else [assess(ledger, n) for n in facts.domains], key=card_order)
+    org = ledger.org()
+    reported = [a for a in assessments if a.compliance.score is not None]
+    needing = [a for a in assessments if needs_attention(a)]
+    worst = needing[0].name if needing else None
+    org_health = {
+        "overall_score": whole(org.score), "grade": org.grade,
+        "verdict": org_verdict(org, len(reported), len(needing), worst, facts.report_address),
+        "health_state": health_state(org.score), "compliance_rate": org.compliance_rate,
+        "total_messages": org.tally.messages, "total_domains": len(reported),
+        "domains_needing_attention": len(needing), "unique_source_ips": facts.unique_ips,
+        "has_data": facts.has_data, "forwarded_messages": org.tally.forwarded,
+    }
+    items = list(facts.org_items) + [i for a in assessments for i in a.items]
+    return {"org_health": org_health,
+            "domain_cards": [card(a, facts.domains[a.name].inherited_from) for a in assessments],
+            "action_items_summary": summary(items)}

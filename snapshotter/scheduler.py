@@ -1,0 +1,61 @@
+"""The snapshot scheduler: its own process (never inside gunicorn workers), safe to run twice.
+
+Jobs: dirty organizations every minute, every domain's health hourly, the day's history row and
+a full refresh at 00:05 UTC. Each run takes a lock named after its job, so two schedulers
+(two hosts on one Postgres) never run the same job at once: the second one skips that turn.
+"""
+from __future__ import annotations
+
+import logging
+
+from apscheduler.schedulers.blocking import BlockingScheduler
+
+from snapshotter import jobs, locks
+from store import db, open_db
+from store.clock import utcnow
+
+log = logging.getLogger("rua.scheduler")
+
+
+def run_exclusive(name: str, job, config, clock=utcnow) -> bool:
+    """Run job(now) under the job's lock; False (not run) when another runner holds it."""
+    with db.connection_context():
+        with locks.exclusive(f"job.{name}", config.lock_dir) as held:
+            if not held:
+                log.info("job %s skipped: another scheduler is running it", name)
+                return False
+            job(clock())
+            return True
+
+
+def job_table(config):
+    """(name, function of now, trigger arguments) for each scheduled job."""
+    address = config.report_address
+    return (
+        ("dirty", lambda now: jobs.refresh_dirty(now, report_address=address),
+         {"trigger": "interval", "minutes": 1}),
+        ("health", lambda now: jobs.refresh_all(now, kinds=("health",), report_address=address),
+         {"trigger": "interval", "hours": 1}),
+        ("daily", lambda now: jobs.daily(now, report_address=address),
+         {"trigger": "cron", "hour": 0, "minute": 5, "timezone": "UTC"}),
+    )
+
+
+def build(config, clock=utcnow) -> BlockingScheduler:
+    scheduler = BlockingScheduler(timezone="UTC")
+    for name, job, trigger in job_table(config):
+        # coalesce: runs missed while busy collapse into one; max_instances: never overlap itself.
+        scheduler.add_job(run_exclusive, args=(name, job, config, clock), id=name, name=name,
+                          coalesce=True, max_instances=1, misfire_grace_time=300, **trigger)
+    return scheduler
+
+
+def run(config):
+    """Open the store and block running the jobs until interrupted."""
+    open_db(config.database_url)
+    scheduler = build(config)
+    log.info("scheduler started: %s", ", ".join(job.id for job in scheduler.get_jobs()))
+    try:
+        scheduler.start()
+    except (KeyboardInterrupt, SystemExit):
+        pass

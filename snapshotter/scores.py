@@ -1,0 +1,122 @@
+"""Compliance scores for a domain and an organization over the 30-day scoring window."""
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from datetime import date, timedelta
+from itertools import accumulate
+
+from snapshotter.grades import grade, policy_name, policy_strength, rate
+from snapshotter.model import WINDOW_DAYS, ZERO, DomainFacts, OrgFacts, Policy, Tally
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A score with the figures it was made from; score is None before the first report."""
+    score: float | None
+    compliance_rate: float
+    spf_rate: float
+    dkim_rate: float
+    policy_strength: float
+    tally: Tally
+    policy: Policy | None = None
+
+    @property
+    def grade(self) -> str:
+        return grade(self.score)
+
+
+def compliance_score(tally: Tally, strength: float) -> float:
+    """0.4 compliance + 0.2 aligned SPF + 0.2 aligned DKIM + 0.2 policy strength, 2 decimals."""
+    if not tally.messages:
+        return round(0.2 * strength, 2)
+    m = tally.messages
+    return round((40.0 * tally.compliant + 20.0 * tally.spf + 20.0 * tally.dkim) / m
+                 + 0.2 * strength, 2)
+
+
+def scored(tally: Tally, strength: float, has_reports: bool, policy: Policy | None = None) -> Scored:
+    return Scored(compliance_score(tally, strength) if has_reports else None,
+                  rate(tally.compliant, tally.messages), rate(tally.spf, tally.messages),
+                  rate(tally.dkim, tally.messages), round(strength, 2), tally, policy)
+
+
+class Cumulative:
+    """Prefix sums of one domain's day tallies, so any window sum costs two bisections."""
+
+    def __init__(self, days: dict[date, Tally]):
+        self.days = sorted(days)
+        self.sums = list(accumulate((days[d] for d in self.days), initial=ZERO))
+
+    def between(self, first: date, last: date) -> Tally:
+        return self.sums[bisect_right(self.days, last)] - self.sums[bisect_left(self.days, first)]
+
+
+def policy_as_of(policies: list[tuple[date, Policy]], day: date) -> Policy | None:
+    """The policy of the latest report on or before `day`."""
+    index = bisect_right(policies, day, key=lambda item: item[0])
+    return policies[index - 1][1] if index else None
+
+
+class Ledger:
+    """Window sums and scores per domain and for the organization, as of any day."""
+
+    def __init__(self, facts: OrgFacts):
+        self.facts = facts
+        self.cumulative = {name: Cumulative(d.days) for name, d in facts.domains.items()}
+
+    def has_reports(self, d: DomainFacts, as_of: date) -> bool:
+        days = self.cumulative[d.name].days
+        first = days[0] if days else d.last_report_day
+        return first is not None and first <= as_of
+
+    def window(self, name: str, as_of: date) -> Tally:
+        return self.cumulative[name].between(as_of - timedelta(days=WINDOW_DAYS - 1), as_of)
+
+    def domain(self, name: str, as_of: date | None = None) -> Scored:
+        as_of = as_of or self.facts.today
+        d = self.facts.domains[name]
+        policy = policy_as_of(d.policies, as_of)
+        return scored(self.window(name, as_of), policy_strength(policy),
+                      self.has_reports(d, as_of), policy)
+
+    def org(self, as_of: date | None = None) -> Scored:
+        """Rates weighted by messages; policy strength the plain average over domains with reports."""
+        as_of = as_of or self.facts.today
+        total, strengths = ZERO, []
+        for name, d in self.facts.domains.items():
+            total = total + self.window(name, as_of)
+            if self.has_reports(d, as_of):
+                strengths.append(policy_strength(policy_as_of(d.policies, as_of)))
+        strength = sum(strengths) / len(strengths) if strengths else 0.0
+        return scored(total, strength, bool(strengths))
+
+
+def domain_score_entry(name: str, s: Scored) -> dict:
+    return {"domain": name, "score": s.score or 0.0, "grade": s.grade,
+            "compliance_rate": s.compliance_rate, "spf_pass_rate": s.spf_rate,
+            "dkim_pass_rate": s.dkim_rate, "policy": policy_name(s.policy),
+            "total_messages": s.tally.messages}
+
+
+def _compliance(s: Scored, entries: list[dict]) -> dict:
+    return {"overall_score": s.score or 0.0, "grade": s.grade,
+            "compliance_rate": s.compliance_rate, "spf_pass_rate": s.spf_rate,
+            "dkim_pass_rate": s.dkim_rate, "policy_strength": s.policy_strength,
+            "domain_scores": entries, "total_messages": s.tally.messages,
+            "total_reports": s.tally.reports}
+
+
+def compliance_doc(ledger: Ledger, domain: str | None = None) -> dict:
+    """The /compliance-score body for the organization, or for one of its domains."""
+    if domain is not None:
+        s = ledger.domain(domain)
+        return _compliance(s, [domain_score_entry(domain, s)])
+    names = sorted(ledger.facts.domains)
+    return _compliance(ledger.org(), [domain_score_entry(n, ledger.domain(n)) for n in names])
+
+
+def unknown_domain_compliance(domain: str) -> dict:
+    """The body for a valid domain the organization has no data for: zeros, grade N/A."""
+    s = scored(ZERO, 0.0, False)
+    return _compliance(s, [domain_score_entry(domain, s)])

@@ -1,0 +1,70 @@
+"""Snapshot blobs: a precomputed JSON body per (org, kind, variant), served as stored."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+
+from peewee import EXCLUDED
+
+from store import db
+from store.encoding import dumps
+from store.models import Snapshot
+
+
+@dataclass(frozen=True)
+class Blob:
+    body: bytes
+    etag: str            # sha256 of body, hex
+    computed_at: datetime
+
+
+def etag_of(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def encode(doc) -> bytes:
+    """orjson bytes of a document; bytes pass through (series are built as bytes)."""
+    return doc if isinstance(doc, (bytes, bytearray)) else dumps(doc)
+
+
+def get(org_id: str, kind: str, variant: str = "") -> Blob | None:
+    row = (Snapshot.select(Snapshot.body, Snapshot.etag, Snapshot.computed_at)
+           .where(Snapshot.org == org_id, Snapshot.kind == kind, Snapshot.variant == variant)
+           .tuples().first())
+    return None if row is None else Blob(bytes(row[0]), row[1], row[2])
+
+
+def put(org_id: str, kind: str, variant: str, doc, now: datetime) -> Blob:
+    """Store one blob (insert or replace)."""
+    return put_many(org_id, {(kind, variant): doc}, now)[(kind, variant)]
+
+
+def put_many(org_id: str, docs: dict, now: datetime, *, replace_kinds=()) -> dict:
+    """Store blobs keyed (kind, variant) in one transaction; every other variant of a kind in
+    replace_kinds is removed (a domain that left the organization loses its blobs)."""
+    blobs = {key: Blob(body, etag_of(body), now)
+             for key, body in ((key, bytes(encode(doc))) for key, doc in docs.items())}
+    rows = [(org_id, kind, variant, blob.body, blob.etag, now)
+            for (kind, variant), blob in blobs.items()]
+    fields = [Snapshot.org, Snapshot.kind, Snapshot.variant, Snapshot.body, Snapshot.etag,
+              Snapshot.computed_at]
+    with db.atomic():
+        # Upserts, not delete-and-insert: two refreshes of one organization at once stay harmless.
+        for start in range(0, len(rows), 200):
+            (Snapshot.insert_many(rows[start:start + 200], fields=fields)
+             .on_conflict(conflict_target=[Snapshot.org, Snapshot.kind, Snapshot.variant],
+                          update={Snapshot.body: EXCLUDED.body, Snapshot.etag: EXCLUDED.etag,
+                                  Snapshot.computed_at: EXCLUDED.computed_at})
+             .execute())
+        for kind in sorted(set(replace_kinds)):
+            kept = [variant for k, variant in blobs if k == kind]
+            query = Snapshot.delete().where(Snapshot.org == org_id, Snapshot.kind == kind)
+            if kept:
+                query = query.where(Snapshot.variant.not_in(kept))
+            query.execute()
+    return blobs
+
+
+def remove(org_id: str, kind: str) -> int:
+    return Snapshot.delete().where(Snapshot.org == org_id, Snapshot.kind == kind).execute()

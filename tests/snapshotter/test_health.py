@@ -1,0 +1,98 @@
+"""Domain health from plain facts: score blend, DNS unknown until checked, items, empty state."""
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from snapshotter import dns
+from snapshotter.health import health_doc, health_score
+from snapshotter.model import DomainFacts, Item, OrgFacts, Policy, Sender, Tally
+from snapshotter.scores import Ledger
+
+TODAY = date(2026, 3, 31)
+NOW = datetime(2026, 3, 31, 12, 0, 0)
+ALL_OK = {k: {"status": "ok", "details": "Fine."} for k in dns.KINDS}
+
+
+def ledger(name="example.com", days=None, policy=Policy("reject"), **fields):
+    days = {TODAY: Tally(100, 100, 100, 100, reports=1)} if days is None else days
+    d = DomainFacts(name, days=days, policies=[(TODAY, policy)] if days else [],
+                    last_report_day=max(days) if days else None, **fields)
+    return Ledger(OrgFacts(today=TODAY, domains={name: d}))
+
+
+@pytest.mark.parametrize("compliance, dns_score, expected", [
+    (90.0, 100.0, 92.0), (90.0, None, 90.0), (None, 100.0, None), (50.0, 0.0, 40.0),
+])
+def test_health_score_is_08_compliance_plus_02_dns_and_compliance_alone_while_dns_unknown(
+        compliance, dns_score, expected):
+    assert health_score(compliance, dns_score) == expected
+
+
+@pytest.mark.parametrize("statuses, expected", [
+    ({"dmarc": "ok", "spf": "ok", "dkim": "ok"}, 100.0),
+    ({"dmarc": "ok", "spf": "warning", "dkim": "error"}, 55.0),     # 40 + 15 + 0
+    ({"dmarc": "unknown", "spf": "ok", "dkim": "error"}, 50.0),     # 30 of 60
+    ({"dmarc": "unknown", "spf": "unknown", "dkim": "unknown"}, None),
+])
+def test_dns_score_gives_dmarc_40_spf_30_dkim_30_and_leaves_unknown_out(statuses, expected):
+    view = dns.dns_view("example.com", {k: {"status": s, "details": ""} for k, s in statuses.items()})
+    assert dns.dns_score(view) == expected
+
+
+def test_every_dns_kind_is_unknown_and_says_so_until_the_domain_is_checked():
+    doc = health_doc(ledger(), "example.com", NOW)
+    assert set(doc["dns"]) == {"dmarc", "spf", "dkim", "mta_sts", "tls_rpt", "bimi", "dane"}
+    for entry in doc["dns"].values():
+        assert entry["status"] == "unknown" and "not been checked yet" in entry["details"]
+
+
+def test_empty_state_never_claims_health_before_dns_is_checked():
+    doc = health_doc(ledger(), "example.com", NOW)
+    assert doc["action_items"] == [] and doc["empty_state"]["healthy"] is False
+    assert "not been checked" in doc["empty_state"]["message"]
+
+
+def test_empty_state_is_healthy_when_dns_checks_out_and_the_score_is_secure():
+    doc = health_doc(ledger(dns=ALL_OK), "example.com", NOW)
+    assert doc["empty_state"]["healthy"] is True and doc["overall_score"] == 100
+
+
+def test_dns_gaps_become_action_items_most_urgent_first_and_empty_state_goes_away():
+    checks = dict(ALL_OK, bimi={"status": "warning", "details": "No logo."},
+                  dmarc={"status": "error", "details": "Publish a DMARC record."})
+    event = Item("new_sender", "medium", "New sender 192.0.2.9", "Check it.", "/sources/x")
+    doc = health_doc(ledger(dns=checks, items=[event]), "example.com", NOW)
+    assert [i["type"] for i in doc["action_items"]] == ["dns_dmarc", "new_sender", "dns_bimi"]
+    assert doc["action_items"][0]["severity"] == "high"
+    assert doc["action_items"][1]["cta_url"] == "/sources/x"
+    assert doc["alert_count"] == 3 and "empty_state" not in doc
+
+
+def test_health_fields_follow_the_contract():
+    senders = [Sender("192.0.2.1", 90, 90, 10, "Example Mail", "example-mail", "example-mail"),
+               Sender("192.0.2.2", 10, 0, 10)]
+    doc = health_doc(ledger(senders=senders), "example.com", NOW)
+    assert doc["last_report_date"] == TODAY and doc["total_messages"] == 100
+    assert doc["compliance"] == {"rate": 100.0, "spf_pass": 100.0, "dkim_pass": 100.0, "policy": "reject"}
+    assert doc["top_senders"][0] == {"ip": "192.0.2.1", "count": 90, "spf_result": "pass",
+                                     "dkim_result": "fail", "service_name": "Example Mail",
+                                     "service_icon": "example-mail", "service_slug": "example-mail"}
+    assert doc["top_senders"][1] == {"ip": "192.0.2.2", "count": 10, "spf_result": "fail",
+                                     "dkim_result": "pass"}
+    assert len(doc["trend_sparkline"]) == 30 and doc["trend_sparkline"][-1]["date"] == TODAY
+    assert doc["computed_at"] == NOW and doc["grade"] == "A+"
+
+
+def test_before_the_first_report_grade_is_na_and_policy_comes_from_dns_when_known():
+    doc = health_doc(ledger(days={}, dns={"dmarc": {"status": "ok", "details": "", "policy": "quarantine"}}),
+                     "example.com", NOW)
+    assert doc["grade"] == "N/A" and doc["overall_score"] == 0 and doc["last_report_date"] is None
+    assert doc["compliance"]["policy"] == "quarantine"
+    assert "No DMARC reports" in doc["verdict"] and doc["empty_state"]["healthy"] is False
+    assert health_doc(ledger(days={}), "example.com", NOW)["compliance"]["policy"] == "none"
+
+
+def test_a_score_of_96_99_is_graded_a_and_shown_as_96():
+    days = {TODAY - timedelta(days=1): Tally(10000, 9699, 9699, 9699, reports=1)}
+    doc = health_doc(ledger(days=days, policy=Policy("reject", 97)), "example.com", NOW)
+    assert (doc["overall_score"], doc["grade"]) == (96, "A")

@@ -1,0 +1,72 @@
+"""The overview from plain facts: org_health, cards worst first, action item counts, verdicts."""
+from datetime import date
+
+from snapshotter.model import DomainFacts, Item, OrgFacts, Policy, Tally
+from snapshotter.overview import overview_doc
+from snapshotter.scores import Ledger
+from snapshotter.verdicts import domain_verdict, org_verdict
+
+TODAY = date(2026, 3, 31)
+
+
+def domain(name, tally=None, policy=Policy("reject"), **fields):
+    days = {TODAY: tally} if tally else {}
+    return DomainFacts(name, days=days, policies=[(TODAY, policy)] if tally else [],
+                       last_report_day=TODAY if tally else None, **fields)
+
+
+def overview(*domains, **fields):
+    return overview_doc(Ledger(OrgFacts(today=TODAY, domains={d.name: d for d in domains}, **fields)))
+
+
+def test_an_organization_without_reports_has_no_data_and_says_how_to_start():
+    doc = overview(domain("a.example"), report_address="dmarc@reports.example.net")
+    health = doc["org_health"]
+    assert health["has_data"] is False and health["health_state"] == "nodata"
+    assert health["grade"] == "N/A" and health["overall_score"] == 0
+    assert "rua=mailto:dmarc@reports.example.net" in health["verdict"]
+    assert doc["action_items_summary"] == {"total_pending": 0, "high": 0, "medium": 0, "low": 0}
+
+
+def test_cards_come_worst_score_first_and_domains_without_reports_last():
+    doc = overview(domain("good.example", Tally(10, 10, 10, 10)),
+                   domain("quiet.example"),
+                   domain("bad.example", Tally(10, 2, 2, 2), Policy("none")))
+    assert [c["domain"] for c in doc["domain_cards"]] == ["bad.example", "good.example", "quiet.example"]
+    assert doc["org_health"]["total_domains"] == 2
+    assert doc["org_health"]["domains_needing_attention"] == 1
+    assert "bad.example" in doc["org_health"]["verdict"]
+
+
+def test_card_fields_policy_inheritance_forwarded_and_top_issue():
+    items = [Item("new_sender", "low", "New sender", "Look."),
+             Item("dns_dmarc", "high", "DMARC record missing", "Publish one.")]
+    doc = overview(domain("a.example", Tally(10, 5, 5, 5, forwarded=3), Policy("bogus"),
+                          inherited_from="example.org", items=items),
+                   org_items=[Item("quota_near_cap", "medium", "Quota", "Slow down.")], unique_ips=7)
+    card = doc["domain_cards"][0]
+    assert card["policy"] == "" and card["inherited"] is True and card["inherited_from"] == "example.org"
+    assert card["forwarded_messages"] == 3 and card["action_count"] == 2
+    assert (card["top_issue"], card["top_issue_severity"]) == ("DMARC record missing", "high")
+    assert doc["action_items_summary"] == {"total_pending": 3, "high": 1, "medium": 1, "low": 1}
+    assert doc["org_health"]["unique_source_ips"] == 7 and doc["org_health"]["forwarded_messages"] == 3
+
+
+def test_verdicts_say_what_to_do_next():
+    ledger = Ledger(OrgFacts(today=TODAY, domains={d.name: d for d in [
+        domain("none.example", Tally(100, 99, 99, 99), Policy("none")),
+        domain("test.example", Tally(100, 99, 99, 99), Policy("reject", testing="y")),
+        domain("pct.example", Tally(100, 99, 99, 99), Policy("reject", 50)),
+        domain("q.example", Tally(100, 99, 99, 99), Policy("quarantine")),
+        domain("spf.example", Tally(100, 99, 50, 99), Policy("reject")),
+        domain("ok.example", Tally(100, 99, 99, 99), Policy("reject")),
+        domain("low.example", Tally(100, 50, 50, 50), Policy("reject"))]}))
+    said = {n: domain_verdict(n, ledger.domain(n)) for n in ledger.facts.domains}
+    assert "Move to p=quarantine" in said["none.example"]
+    assert "Remove t=y" in said["test.example"]
+    assert "Raise pct to 100" in said["pct.example"]
+    assert "Move to p=reject" in said["q.example"]
+    assert "aligned SPF pass" in said["spf.example"]
+    assert "well protected" in said["ok.example"]
+    assert "Only 50%" in said["low.example"]
+    assert "All 7 domains" not in org_verdict(ledger.org(), 7, 1, "low.example")

@@ -1,0 +1,59 @@
+"""Trend series and the byte slices the API serves from one stored 365-day series."""
+from datetime import date, timedelta
+
+import orjson
+import pytest
+
+from snapshotter import series
+from snapshotter.history import history_point
+from snapshotter.model import Tally
+from snapshotter.trends import merge_days, sparkline, trend_points
+from store.encoding import dumps
+
+END = date(2026, 3, 31)
+
+
+def test_trend_points_are_one_per_day_oldest_first_with_zero_filled_days():
+    points = trend_points({END - timedelta(days=1): Tally(10, 7, reports=2)}, END, 3)
+    assert [p["date"] for p in points] == [date(2026, 3, 29), date(2026, 3, 30), END]
+    assert points[1] == {"date": date(2026, 3, 30), "total_messages": 10, "compliant_messages": 7,
+                         "failed_messages": 3, "reports": 2, "compliance_rate": 70.0}
+    assert points[0]["total_messages"] == 0 and points[0]["compliance_rate"] == 0.0
+
+
+def test_days_before_the_series_are_left_out():
+    points = trend_points({END - timedelta(days=5): Tally(10, 10)}, END, 5)
+    assert sum(p["total_messages"] for p in points) == 0
+
+
+def test_merged_days_add_domains_together():
+    merged = merge_days([{END: Tally(1, 1)}, {END: Tally(2, 0)}, {END - timedelta(days=1): Tally(5)}])
+    assert merged[END] == Tally(3, 1) and merged[END - timedelta(days=1)] == Tally(5)
+
+
+def test_sparkline_points_carry_date_rate_and_messages():
+    assert sparkline({END: Tally(4, 1)}, END, 2) == [
+        {"date": END - timedelta(days=1), "compliance_rate": 0.0, "total_messages": 0},
+        {"date": END, "compliance_rate": 25.0, "total_messages": 4}]
+
+
+@pytest.mark.parametrize("count", [1, 2, 30, 365, 400])
+def test_last_n_points_of_the_stored_series_parse_as_the_same_points(count):
+    points = trend_points({END - timedelta(days=i): Tally(i, i // 2, reports=1) for i in range(50)}, END, 365)
+    body = series.envelope(min(count, 365), series.last(dumps(points), count))
+    doc = orjson.loads(body)
+    assert doc["days"] == min(count, 365)
+    assert doc["points"] == orjson.loads(dumps(points[-count:]))
+
+
+def test_slices_of_an_empty_series_are_empty_arrays():
+    assert series.last(b"[]", 30) == b"[]" and series.since(b"[]", "2026-01-01") == b"[]"
+
+
+def test_history_slice_keeps_points_on_or_after_the_first_day():
+    rows = [{"day": date(2026, 3, d), "score": 90.0, "grade": "A-", "compliance_rate": 1.0,
+             "spf_rate": 2.0, "dkim_rate": 3.0, "total_messages": d} for d in (1, 15, 30)]
+    body = dumps([history_point(r) for r in rows])
+    kept = orjson.loads(series.since(body, "2026-03-15"))
+    assert [p["snapshot_date"] for p in kept] == ["2026-03-15", "2026-03-30"]
+    assert orjson.loads(series.since(body, "2026-04-01")) == []
