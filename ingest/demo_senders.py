@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ingest.alignment import aligned
 from ingest.demo_xml import Row
-from store.domain_names import organizational_domain
 
 ALIGNED, FORWARDED, UNALIGNED, SPOOFED = "aligned", "forwarded", "unaligned", "spoofed"
 
@@ -122,13 +122,6 @@ def spoof_signatures(rng, domain: str):
 
 def _fill(template: str, domain: str) -> str:
     return template.format(d=domain, label=domain.replace(".", ""))
-
-
-def aligned(auth_domain: str, header_from: str, mode: str) -> bool:
-    """DMARC identifier alignment: strict is the same name, relaxed the same registrable domain."""
-    if mode == "s":
-        return auth_domain == header_from
-    return organizational_domain(auth_domain) == organizational_domain(header_from)
 
 
 def evaluate(stream: Stream, rng, domain: str, policy: Policy, ip: str, count: int,

@@ -14,6 +14,8 @@ from lxml import etree
 
 from ingest import demo
 from ingest.demo_xml import NAMESPACE_9990
+from ingest.model import Document
+from ingest.xml_report import parse
 
 END = dt.date(2026, 3, 31)
 SAFE = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
@@ -208,3 +210,22 @@ def test_a_large_report_ending_in_gz_is_gzipped(tmp_path):
     demo.write_large_report(path, 500)
     root = etree.fromstring(gzip.decompress(path.read_bytes()), SAFE)
     assert len(find(root, "record")) == 500
+
+
+@pytest.mark.parametrize("org_name, dialect_fields", [
+    ("google.com", {"pct": 100, "testing": ""}),
+    ("Outlook.com", {"pct": 100, "testing": ""}),
+    ("Mail.Ru", {"pct": 100, "testing": ""}),
+    ("comcast.net", {"pct": 100, "testing": ""}),
+    ("Yahoo", {"pct": None, "testing": "n", "discovery_method": "psl"}),
+    ("Fjordnett", {"pct": None, "testing": "n", "generator": "rspamd 3.11.1"}),
+])
+def test_both_dialects_parse_cleanly_with_the_report_parser(reports, org_name, dialect_fields):
+    report = next(r for r in reports if r.reporter.org_name == org_name and r.domain == "example.com")
+    data = report.xml.encode()
+    parsed = parse(Document(report.filename, lambda: io.BytesIO(data)))
+    rows = list(parsed.records)
+    assert parsed.warnings == []
+    assert (parsed.meta.org_name, parsed.meta.domain, parsed.meta.p) == (org_name, "example.com", "reject")
+    assert {name: getattr(parsed.meta, name) for name in dialect_fields} == dialect_fields
+    assert len(rows) == report.records and sum(r.count for r in rows) == report.messages
