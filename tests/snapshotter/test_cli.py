@@ -1,0 +1,47 @@
+"""`rua snapshot` through click's runner against the test database."""
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from store import db, snapshots
+from store.models import Organization
+from tests.factories import make_org
+from tests.snapshotter.reports import TODAY, report_on
+
+
+@pytest.fixture
+def rua(database, config):
+    def invoke(*args):
+        result = CliRunner().invoke(main, list(args), env={"RUA_DATABASE_URL": config.database_url})
+        db.initialize(database)     # the command pointed the shared proxy at its own connection
+        return result
+    return invoke
+
+
+def test_snapshot_without_options_refreshes_the_dirty_organizations(rua):
+    dirty, clean = make_org(), make_org()
+    report_on(dirty, "example.com", TODAY, [{"count": 3}])
+    result = rua("snapshot")
+    assert result.exit_code == 0, result.output
+    assert "refreshed 1 organization(s)" in result.stdout
+    assert snapshots.get(dirty.id, "overview") is not None
+    assert snapshots.get(clean.id, "overview") is None
+    assert Organization.get_by_id(dirty.id).dirty_since is None
+
+
+def test_snapshot_org_by_name_and_all(rua):
+    one, two = make_org(name="one"), make_org(name="two")
+    assert rua("snapshot", "--org", "one").exit_code == 0
+    assert snapshots.get(one.id, "overview") is not None and snapshots.get(two.id, "overview") is None
+    result = rua("snapshot", "--all")
+    assert result.exit_code == 0 and "refreshed 2 organization(s)" in result.stdout
+    assert snapshots.get(two.id, "health", "x") is None and snapshots.get(two.id, "trends") is not None
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--org", "nobody"], "no organization 'nobody'"),
+    (["--org", "x", "--all"], "not both"),
+])
+def test_snapshot_refuses_bad_options_with_one_line(rua, args, fragment):
+    result = rua("snapshot", *args)
+    assert result.exit_code == 2 and fragment in result.stderr and result.stdout == ""
