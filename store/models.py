@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from peewee import (BigAutoField, BigIntegerField, BlobField, BooleanField, CharField,
                     DateField, DateTimeField, FloatField, ForeignKeyField, IntegerField,
-                    Model, SQL, TextField)
+                    Model, SQL, TextField, fn)
 
 from store import db
 from store.clock import utcnow
@@ -147,6 +147,11 @@ class Report(BaseModel):
             (("org", "day_begin"), False),
             (("org", "day_end"), False),
         )
+
+
+# Case-insensitive sorts of GET /reports order by lower(...): expression indexes serve them.
+Report.add_index(Report.org, fn.LOWER(Report.org_name), Report.id, name="report_org_lower_org_name_id")
+Report.add_index(Report.org, fn.LOWER(Report.report_id), Report.id, name="report_org_lower_report_id_id")
 
 
 class Record(BaseModel):

@@ -18,7 +18,10 @@ from webapp.auth import Authenticator
 # One module per resource under webapp/, each exposing a Blueprint `bp`; a module with
 # ROOT = True is served at the site root instead of under the base path.
 RESOURCES = (
+    "reports",
     "domains",
+    "statistics",
+    "top_sources",
     "enums",
 )
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 
@@ -50,6 +51,9 @@ def key(org):
     return make_key(org, scope="read", role="owner")[1]
 
 
+METERING = re.compile(r'\b(INTO|UPDATE|FROM) "?(usage|key_hits)\b')
+
+
 class QueryCounter(logging.Handler):
     """Counts SQL statements peewee runs (it logs each one to the "peewee" logger)."""
 
@@ -58,7 +62,9 @@ class QueryCounter(logging.Handler):
         self.count = 0
 
     def emit(self, record):
-        if record.name == "peewee":     # not peewee.pool's connection notes
+        # Not peewee.pool's connection notes, nor metering's fixed statements on its own two
+        # tables (tests/webapp/test_quota.py counts those): what is left is the view's work.
+        if record.name == "peewee" and not METERING.search(str(record.msg[0])):
             self.count += 1
 
 

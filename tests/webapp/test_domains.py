@@ -66,3 +66,14 @@ def test_the_domain_list_runs_a_bounded_number_of_queries(client, org, key, coun
     before = count_queries.count
     get(client, "/domains?limit=10", key)
     assert count_queries.count - before <= 2
+
+
+def test_report_count_counts_reports_whose_policy_domain_is_exactly_the_domain(client, org, key):
+    from tests.factories import make_report
+    make_domain(org, "example.com")
+    for _ in range(3):
+        make_report(org, "example.com")
+    make_report(org, "mail.example.com")
+    make_report(make_org(), "example.com")
+    counts = {d["domain"]: (d["report_count"], d["source"]) for d in get(client, "/domains", key).get_json()["domains"]}
+    assert counts == {"example.com": (3, "both"), "mail.example.com": (1, "auto")}

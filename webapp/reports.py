@@ -1,0 +1,80 @@
+"""GET /reports (list, filters, downloads), /reports/date-range and /reports/{id}."""
+from __future__ import annotations
+
+from flask import Blueprint, g, request
+
+from store import queries
+from store.clock import from_epoch
+from webapp import params
+from webapp.auth import requires
+from webapp.errors import ApiError
+from webapp.paging import envelope
+from webapp.report_detail import report_detail
+from webapp.responses import csv_download, json_download
+
+bp = Blueprint("reports", __name__)
+SORTS = tuple(queries.REPORT_SORTS)
+CSV_COLUMNS = ("id", "report_id", "org_name", "domain", "total_messages", "compliant_messages",
+               "compliance_rate", "policy_p", "date_begin", "date_end")
+
+
+def report_summary(row) -> dict:
+    """One row of the report list (a SUMMARY_COLUMNS tuple) in the contract's shape."""
+    return {"id": row[0], "report_id": row[1], "org_name": row[2], "domain": row[3],
+            "total_messages": row[4], "compliant_messages": row[5], "compliance_rate": row[6],
+            "policy_p": row[7], "date_begin": from_epoch(row[8]), "date_end": from_epoch(row[9]),
+            "received_at": row[10]}
+
+
+def csv_row(row) -> dict:
+    """The CSV subset of a summary: no received_at, the window as UTC days."""
+    return {**report_summary(row), "date_begin": row[11].isoformat(), "date_end": row[12].isoformat()}
+
+
+def report_filter(args) -> queries.ReportFilter:
+    return queries.ReportFilter(
+        domain=params.text(args, "domain"),
+        org_name=params.text(args, "org"),
+        result=params.choice(args, "result", ("pass", "fail"), None),
+        source_ip=params.text(args, "source_ip"),
+        day_from=params.day(args, "from"),
+        day_to=params.day(args, "to"),
+        search=params.search(args),
+        sort_by=params.choice(args, "sort_by", SORTS, "date_end"),
+        descending=params.choice(args, "sort_dir", ("asc", "desc"), "desc") == "desc",
+    )
+
+
+@bp.get("/reports")
+@requires("report:read")
+def index():
+    args, org_id = request.args, g.principal.org_id
+    wanted = report_filter(args)
+    page = params.page(args)
+    query = queries.report_page(org_id, wanted)
+    download = params.choice(args, "format", ("csv", "json"), None)
+    if download is not None:
+        rows = query.limit(page.limit).offset(page.offset)
+        if download == "csv":
+            return csv_download([csv_row(r) for r in rows], CSV_COLUMNS, "reports.csv")
+        return json_download([report_summary(r) for r in rows], "reports.json")
+    body = envelope("reports", query, page, report_summary)
+    # Any match already proves the organization holds reports; only an empty answer asks.
+    body["has_any"] = body["total"] > 0 or (not wanted.is_empty and queries.has_reports(org_id))
+    return body
+
+
+@bp.get("/reports/date-range")
+@requires("report:read")
+def date_range():
+    earliest, latest = queries.report_date_range(g.principal.org_id)
+    return {"earliest": earliest, "latest": latest}
+
+
+@bp.get("/reports/<id>")
+@requires("report:read")
+def show(id):
+    row = queries.report(g.principal.org_id, params.ulid(id))
+    if row is None:
+        raise ApiError(404, "report_not_found")
+    return report_detail(row, queries.records(row))
