@@ -61,6 +61,8 @@ def clean_chunks(stream: BinaryIO, origin: str, note: Note) -> Iterator[bytes]:
         held = "" if final else _incomplete_tag(text)
         if held:
             text = text[: len(text) - len(held)]
+        if "<!DOCTYPE" in text or "<!ENTITY" in text:
+            _refuse_dtd(origin)
         if text:
             yield _repair(text, name, note).encode("utf-8", "surrogatepass")
         if final:
@@ -84,9 +86,14 @@ def _prolog(text: str, origin: str, note: Note) -> str:
             note("wrapper", f"the stray start tag {wrapper.split()[0]}...> before <feedback> was ignored")
             text = text[: first.start()] + text[feedback.start():]
     if "<!DOCTYPE" in prolog.upper() or "<!ENTITY" in prolog.upper():
-        raise ReportError(f"{origin}: a document type declaration (DOCTYPE) is not accepted "
-                          "in a report (entities and external DTDs are refused)")
+        _refuse_dtd(origin)
     return text
+
+
+def _refuse_dtd(origin: str):
+    """Reports never need a DTD; refusing any keeps entity expansion and external fetches out."""
+    raise ReportError(f"{origin}: a document type declaration (DOCTYPE) is not accepted "
+                      "in a report (entities and external DTDs are refused)")
 
 
 def _incomplete_tag(text: str) -> str:
