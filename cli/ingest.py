@@ -1,5 +1,73 @@
-"""rua subcommands (being built)."""
+"""`rua ingest`: store the aggregate reports found in files, archives, mail and stdin."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import click
+
+from cli.common import fail
+from cli.ingest_display import Display, Summary
+from cli.lookup import resolve_org
+from cli.options import OneOf
+from cli.session import open_store
+from ingest.pipeline import ingest_paths
+
+
+@click.command()
+@click.option("--org", "org_ref", metavar="ORG",
+              help="Store every report for this organization (id or name) instead of routing "
+                   "each one to the organization that monitors its domain.")
+@click.option("--format", "output", type=OneOf(("text", "json"), "format"), default="text",
+              show_default=True,
+              help="text: one line per file and a summary; json: one JSON object per file "
+                   "on stdout (the summary goes to stderr).")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.pass_obj
+def ingest(config, org_ref, output, paths):
+    """Store the DMARC aggregate reports found in each PATH.
+
+    PATH is a report (.xml, .gz, .zip), an e-mail message (.eml), an mbox, a Maildir, a
+    directory (searched recursively) or - for standard input. Each report goes to the
+    organization that monitors its policy domain (or its organizational domain) unless --org
+    is given. A report already stored (same reporter, report id and domain) counts as a
+    duplicate and is not stored again. Input files are only read.
+
+    Exit status: 0 when nothing was refused, 1 when some report or file was refused (the good
+    ones beside it are still stored), 2 for a usage error.
+    """
+    _check_paths(paths)
+    with open_store(config) as _database:
+        org = resolve_org(org_ref) if org_ref else None
+        summary = _run(config, org, output, paths)
+    # Options that act on the finished batch (such as refreshing snapshots) go here.
+    click.get_current_context().exit(1 if summary.refused else 0)
+
+
+def _run(config, org, output: str, paths) -> Summary:
+    summary, started = Summary(), time.monotonic()
+    display = Display(output, paths, summary)
+    try:
+        for result in ingest_paths(paths, config=config, org=org, progress=display.tick):
+            summary.add(result)
+            display.file_done(result)
+    finally:
+        display.close()
+    summary.seconds = time.monotonic() - started
+    click.echo(summary.line(), err=output == "json")
+    return summary
+
+
+def _check_paths(paths):
+    for path in paths:
+        if path == "-":
+            if sys.stdin.isatty():
+                fail("- reads a report from standard input, which is a terminal: pipe one in")
+        elif not os.path.exists(path):
+            fail(f"{path}: no such file or directory")
 
 
 def register(main):
     """Add this module's commands to the rua group."""
+    main.add_command(ingest)

@@ -1,0 +1,110 @@
+"""What `rua ingest` shows while it runs: per-file lines or JSON, progress, the closing summary."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+import click
+
+from store.encoding import dumps
+
+# Without a terminal, a progress line on stderr this often keeps a long batch observable in logs.
+PROGRESS_EVERY = 10.0
+
+
+@dataclass
+class Summary:
+    """Totals of one batch; records and messages count stored reports only."""
+    files: int = 0
+    stored: int = 0
+    duplicates: int = 0
+    refused: int = 0
+    records: int = 0
+    messages: int = 0
+    seconds: float = 0.0
+
+    def add(self, result):
+        self.files += 1
+        self.refused += len(result.refusals) or int(result.status == "refused")
+        for report in result.reports:
+            if report["status"] == "stored":
+                self.stored += 1
+                self.records += report["records"]
+                self.messages += report["messages"]
+            else:
+                self.duplicates += 1
+
+    def line(self) -> str:
+        return (f"{_n(self.files, 'file')}: {_n(self.stored, 'report')} stored, "
+                f"{_n(self.duplicates, 'duplicate')}, {self.refused:,} refused; "
+                f"{_n(self.records, 'record')}, {_n(self.messages, 'message')} "
+                f"in {self.seconds:.1f} s")
+
+
+class Display:
+    """A progress bar on a terminal (stderr), else a progress line every PROGRESS_EVERY seconds."""
+
+    def __init__(self, output: str, paths, summary: Summary):
+        self.output, self.summary = output, summary
+        self.started = self.last_line = time.monotonic()
+        self.settled = 0
+        self.bar = None
+        if sys.stderr.isatty():
+            self.bar = click.progressbar(length=_count_files(paths), label="ingesting",
+                                         file=sys.stderr, show_pos=True)
+            self.bar.__enter__()
+
+    def tick(self, origin: str, status: str):
+        """One report or refusal settled inside a file."""
+        self.settled += 1
+        now = time.monotonic()
+        if self.bar is None and now - self.last_line >= PROGRESS_EVERY:
+            self.last_line = now
+            click.echo(f"rua ingest: {self.summary.files:,} files done, {self.settled:,} reports "
+                       f"read, {self.summary.refused:,} refused so far, {now - self.started:.0f} s",
+                       err=True)
+
+    def file_done(self, result):
+        if self.bar is not None:
+            click.echo("\r\x1b[K", nl=False, err=True)   # clear the bar before a line of output
+        if self.output == "json":
+            click.echo(dumps(result.as_dict()).decode())
+        else:
+            click.echo(_text(result))
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+def _text(result) -> str:
+    stored = [r for r in result.reports if r["status"] == "stored"]
+    if result.status == "refused":
+        kept = f" [{_n(len(stored), 'report')} from it stored]" if stored else ""
+        return f"refused    {result.error}{kept}"
+    if result.status == "duplicate":
+        return f"duplicate  {result.path} ({_n(len(result.reports), 'report')} already stored)"
+    records = sum(r["records"] for r in stored)
+    messages = sum(r["messages"] for r in stored)
+    return (f"stored     {result.path} ({_n(len(stored), 'report')}, {_n(records, 'record')}, "
+            f"{_n(messages, 'message')})")
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def _count_files(paths) -> int:
+    """Files the batch will report on, for the bar's length (directories walked, stdin one)."""
+    total = 0
+    for path in paths:
+        if path != "-" and os.path.isdir(path):
+            total += sum(len([n for n in names if not n.startswith(".")])
+                         for _, _, names in os.walk(path))
+        else:
+            total += 1
+    return max(total, 1)
