@@ -1,0 +1,122 @@
+"""Ingest a batch: every input file found, parsed and stored, one result per file.
+
+A file may hold several reports (a zip, an e-mail with attachments, an mbox). Each report is
+stored or refused on its own, so a bad member never costs the good ones beside it. A file's status:
+  refused    at least one member was refused (error names the first, and how many more); the
+             reports stored from the same file stay stored and are listed in `reports`;
+  stored     otherwise, when at least one report was new;
+  duplicate  when every report in it was already stored.
+Input files are only read, never moved, modified or deleted. The database must be connected.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator
+
+from ingest import xml_report
+from ingest.files import SEP, iter_documents
+from ingest.model import Document, Refused, ReportError
+from ingest.storing import store_report
+
+
+@dataclass
+class FileResult:
+    """What became of one input file; reports lists those stored or found already stored."""
+    path: str
+    status: str = "stored"
+    error: str | None = None
+    reports: list[dict] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "status": self.status, "error": self.error,
+                "reports": self.reports}
+
+    def settle(self):
+        if self.refusals:
+            more = len(self.refusals) - 1
+            self.status = "refused"
+            self.error = self.refusals[0] + (f" (and {more} more refused)" if more else "")
+        elif not self.reports:
+            self.status, self.error = "refused", f"{self.path}: no report found"
+        elif any(r["status"] == "stored" for r in self.reports):
+            self.status = "stored"
+        else:
+            self.status = "duplicate"
+        return self
+
+
+def ingest_paths(paths: Iterable[str], *, config, org=None,
+                 progress: Callable[[str, str], None] | None = None) -> Iterator[FileResult]:
+    """One FileResult per input file (a directory gives one per file in it, "-" reads stdin).
+
+    org: an Organization (or its id or name) that takes every report instead of routing.
+    progress(origin, status) is called as each report or refusal inside a file is settled.
+    """
+    for path in paths:
+        yield from _ingest_path(str(path), config, org, progress or (lambda origin, status: None))
+
+
+def _ingest_path(path, config, org, progress) -> Iterator[FileResult]:
+    current = None
+    items = iter_documents(path, max_bytes=config.max_report_bytes,
+                           max_depth=config.max_archive_depth)
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            break
+        except Exception as exc:        # a fault in one input must not stop the batch
+            current = current or FileResult(path)
+            current.refusals.append(f"{path}: cannot read it ({_one_line(exc)})")
+            break
+        name = "-" if path == "-" else item.origin.split(SEP)[0]
+        if current is not None and current.path != name:
+            yield current.settle()
+            current = None
+        current = current or FileResult(name)
+        status = _ingest_one(item, current, org)
+        progress(item.origin, status)
+    yield (current or FileResult(path)).settle()
+
+
+def _ingest_one(item, result: FileResult, org) -> str:
+    """Store one document (or note one refusal) into result; the report's status."""
+    if isinstance(item, Refused):
+        result.refusals.append(item.reason)
+        return "refused"
+    parsed, opened = None, []
+
+    def open_tracked():
+        opened.append(item.open())
+        return opened[-1]
+    try:
+        parsed = xml_report.parse(Document(item.origin, open_tracked))
+        stored = store_report(parsed, org=org)
+    except ReportError as exc:
+        result.refusals.append(_naming(item.origin, str(exc)))
+        return "refused"
+    except Exception as exc:            # a fault in one input must not stop the batch
+        result.refusals.append(f"{item.origin}: unexpected error ({_one_line(exc)})")
+        return "refused"
+    finally:
+        # A duplicate or unroutable report is never read to its end: close what parsing opened.
+        close = getattr(getattr(parsed, "records", None), "close", None)
+        for done in ([close] if close else []) + [stream.close for stream in opened]:
+            done()
+    report = stored.report
+    result.reports.append({
+        "id": report.id, "report_id": report.report_id, "org_name": report.org_name,
+        "domain": report.domain, "records": report.record_count,
+        "messages": report.total_messages, "compliant": report.compliant_messages,
+        "status": stored.status})
+    return stored.status
+
+
+def _naming(origin: str, message: str) -> str:
+    return message if message.startswith(origin) else f"{origin}: {message}"
+
+
+def _one_line(exc: Exception) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}"[:300]
