@@ -60,6 +60,7 @@ class Reporter:
     forward_reason: tuple | None   # the override it names for list traffic
     extra_contact_info: str = ""
     generator: str = ""
+    domains: tuple = ()            # where its users get the domains' mail; () for all of them
 
 
 _MS = Style(declaration='<?xml version="1.0"?>', version=True, envelope_to=True, envelope_from=True,
@@ -72,19 +73,21 @@ REPORTERS = (
     Reporter("outlook", "Outlook.com", "dmarcreport@microsoft.com", "protection.outlook.com", .12,
              _MS, "gzip", False, None),
     Reporter("enterprise", "Enterprise Outlook", "dmarcreport@microsoft.com",
-             "enterprise.protection.outlook.com", .14, _MS, "gzip", False, None),
+             "enterprise.protection.outlook.com", .14, _MS, "gzip", False, None,
+             domains=("example.com", "example.net")),
     Reporter("yahoo", "Yahoo", "dmarchelp@yahooinc.com", "yahoo.com", .14,
              Style(dialect=RFC9990), "gzip", True, ("mailing_list", ""),
              generator="Yahoo DMARC Aggregate Reporter 2.0"),
     Reporter("mailru", "Mail.Ru", "dmarc_support@corp.mail.ru", "mail.ru", .004,
              Style(declaration="<?xml version='1.0' encoding='utf-8'?>", indent=""), "", False,
-             ("mailing_list", ""), "http://help.mail.ru/mail-help"),
+             ("mailing_list", ""), "http://help.mail.ru/mail-help",
+             domains=("example.org", "news.example.com")),
     Reporter("comcast", "comcast.net", "dmarc-admin@alerts.comcast.net", "comcast.net", .03,
              Style(indent="\t", version=True, envelope_from=True, fo=True), "gzip", False,
-             ("local_policy", "")),
+             ("local_policy", ""), domains=("example.com", "example.org", "news.example.com")),
     Reporter("fjordnett", "Fjordnett", "noreply-dmarc@fjordnett.example", "fjordnett.example", .003,
              Style(dialect=RFC9990, human_result=True), "", True, ("mailing_list", "list-id"),
-             generator="rspamd 3.11.1"),
+             generator="rspamd 3.11.1", domains=("example.net", "example.org")),
 )
 _ENVELOPE_TO = {"outlook": ("outlook.com", "hotmail.com", "live.com"),
                 "enterprise": ("contoso.com", "fabrikam.com", "northwindtraders.com")}
@@ -195,6 +198,8 @@ def generate(seed: int = 0, days: int = 90, end: dt.date | None = None):
             policy = site.later_policy if site.later_policy and day >= switch else site.policy
             volume = site.volume * site.rhythm[day.weekday()] * rng.lognormvariate(0, 0.15)
             for reporter in REPORTERS:
+                if reporter.domains and domain not in reporter.domains:
+                    continue
                 rows = _rows(rng, site, policy, domain, reporter, volume * reporter.share)
                 if not rows:
                     continue
