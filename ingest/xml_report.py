@@ -23,7 +23,11 @@ ORDER = ("version", "report_metadata", "policy_published", "extension", "record"
 def parse(document: Document) -> ParsedReport:
     """The report in document; raises ReportError when it cannot be read as one."""
     reader = _Reader(document)
-    meta = reader.read_meta()
+    try:
+        meta = reader.read_meta()
+    except BaseException:
+        reader.close()
+        raise
     return ParsedReport(document.origin, meta, reader.records(), reader.warnings)
 
 
@@ -51,6 +55,10 @@ class _Reader:
         if key not in self._seen:
             self._seen.add(key)
             self.warnings.append(text)
+
+    def close(self) -> None:
+        self._events.close()
+        self._stream.close()
 
     def fail(self, what: str):
         self._stream.close()
