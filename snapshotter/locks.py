@@ -8,11 +8,16 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
 import zlib
 
 from store import db, is_postgres
 
 NAMESPACE = 0x72756100 >> 1      # first key of every rua advisory lock ("rua\0" >> 1: fits int4)
+
+
+_held: set[int] = set()
+_mutex = threading.Lock()
 
 
 def _int4(text: str) -> int:
@@ -29,12 +34,20 @@ def exclusive(name: str, lock_dir: str):
     """Try to hold the lock `name` for the block; yields True if held, False if someone has it."""
     if is_postgres():
         key = _int4(name)
-        held = db.execute_sql("SELECT pg_try_advisory_lock(%s, %s)", (NAMESPACE, key)).fetchone()[0]
+        # Advisory locks are re-entrant within one session; remembering what this process
+        # holds makes a second taker here refused, as a second flock() would be.
+        with _mutex:
+            held = key not in _held and db.execute_sql(
+                "SELECT pg_try_advisory_lock(%s, %s)", (NAMESPACE, key)).fetchone()[0]
+            if held:
+                _held.add(key)
         try:
             yield bool(held)
         finally:
             if held:
-                db.execute_sql("SELECT pg_advisory_unlock(%s, %s)", (NAMESPACE, key))
+                with _mutex:
+                    _held.discard(key)
+                    db.execute_sql("SELECT pg_advisory_unlock(%s, %s)", (NAMESPACE, key))
         return
     directory = os.path.join(lock_dir, "locks")
     os.makedirs(directory, exist_ok=True)

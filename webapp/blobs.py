@@ -1,0 +1,69 @@
+"""Answers from snapshot blobs: the stored bytes with ETag and Last-Modified (304 when unchanged).
+
+A missing or stale blob is computed by the snapshotter's own refresh, inside one of the plan's
+overview concurrency slots (shared by every worker and host); over the cap: 503 busy.
+"""
+from __future__ import annotations
+
+import hashlib
+from datetime import timezone
+
+from flask import Response, current_app, g, request
+
+from snapshotter import freshness, jobs, locks
+from store import snapshots
+from store.models import Domain, DomainDay, Organization
+from webapp.errors import ApiError
+
+OVERVIEW_CAP = {"free": 2, "team": 4, "unlimited": 8}
+
+
+def respond(body: bytes, etag: str | None = None, computed_at=None) -> Response:
+    """The bytes as given, validators attached; 304 when the client's copy is current."""
+    response = Response(body, mimetype="application/json")
+    response.set_etag(etag or hashlib.sha256(body).hexdigest())
+    if computed_at is not None:
+        response.last_modified = computed_at.replace(tzinfo=timezone.utc)
+    response.headers["Cache-Control"] = "private, no-cache"
+    response.headers["Vary"] = "Authorization"
+    return response.make_conditional(request)
+
+
+def serve(blob: snapshots.Blob) -> Response:
+    return respond(blob.body, blob.etag, blob.computed_at)
+
+
+def fetch(kind: str, variant: str = "", *, exists=None) -> snapshots.Blob | None:
+    """The organization's blob, computed first when missing or stale; None when it is missing
+    and exists() says the variant has nothing to compute (an unknown domain)."""
+    org_id, now = g.principal.org_id, g.now
+    blob = snapshots.get(org_id, kind, variant)
+    if blob is not None and (freshness.young(kind, blob.computed_at, now)
+                             or not freshness.stale(kind, blob.computed_at, _dirty_since(org_id), now)):
+        return blob
+    if blob is None and exists is not None and not exists():
+        return None
+    return _compute(kind, variant, blob)
+
+
+def _compute(kind: str, variant: str, stale_blob):
+    org_id, now, config = g.principal.org_id, g.now, current_app.config["RUA"]
+    cap = OVERVIEW_CAP.get(g.principal.plan, OVERVIEW_CAP["free"])
+    with locks.slot(f"overview.{org_id}", cap, config.lock_dir) as number:
+        if number is None:
+            if stale_blob is not None:
+                return stale_blob     # busy: an older answer beats none
+            raise ApiError(503, "busy", headers={"Retry-After": "1"})
+        jobs.refresh_org(org_id, now, report_address=config.report_address)
+    return snapshots.get(org_id, kind, variant)
+
+
+def _dirty_since(org_id: str):
+    row = Organization.select(Organization.dirty_since).where(Organization.id == org_id).tuples().first()
+    return row[0] if row else None
+
+
+def org_has_domain(org_id: str, name: str) -> bool:
+    """The domain is monitored by the organization or named by one of its reports."""
+    return (Domain.select().where(Domain.org == org_id, Domain.name == name).exists()
+            or DomainDay.select().where(DomainDay.org == org_id, DomainDay.domain == name).exists())

@@ -1,0 +1,23 @@
+"""GET /domains/{domain}/health: one monitored domain's health (the heavy route)."""
+from __future__ import annotations
+
+from flask import Blueprint, g
+
+from store.models import Domain
+from webapp import params
+from webapp.auth import requires
+from webapp.blobs import fetch, serve
+from webapp.errors import ApiError
+
+bp = Blueprint("health", __name__)
+
+
+@bp.get("/domains/<path:domain>/health")
+@requires("domain:read")
+def show(domain):
+    name = params.domain(domain)
+    blob = fetch("health", name, exists=lambda: Domain.select().where(
+        Domain.org == g.principal.org_id, Domain.name == name).exists())
+    if blob is None:
+        raise ApiError(404, "domain_not_monitored")
+    return serve(blob)

@@ -1,0 +1,36 @@
+"""GET /compliance-score (organization or one domain) and /compliance-score/history."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask import Blueprint, g, request
+
+from snapshotter import series
+from snapshotter.scores import unknown_domain_compliance
+from store.encoding import dumps
+from webapp import params
+from webapp.auth import requires
+from webapp.blobs import fetch, org_has_domain, respond, serve
+
+bp = Blueprint("scores", __name__)
+
+
+@bp.get("/compliance-score")
+@requires("analytics:read")
+def score():
+    domain = params.optional_domain(request.args)
+    if domain is None:
+        return serve(fetch("compliance"))
+    blob = fetch("compliance", domain, exists=lambda: org_has_domain(g.principal.org_id, domain))
+    if blob is None:
+        return respond(dumps(unknown_domain_compliance(domain)))
+    return serve(blob)
+
+
+@bp.get("/compliance-score/history")
+@requires("analytics:read")
+def history():
+    days = params.days(request.args, default=30, lo=1, hi=365)
+    blob = fetch("history")
+    first = (g.now.date() - timedelta(days=days - 1)).isoformat()
+    return respond(series.envelope(days, series.since(blob.body, first)), None, blob.computed_at)

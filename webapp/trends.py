@@ -1,0 +1,25 @@
+"""GET /trends: the last `days` days of one stored 365-day series, organization or domain."""
+from __future__ import annotations
+
+from flask import Blueprint, g, request
+
+from snapshotter import series
+from snapshotter.trends import trend_points
+from store.encoding import dumps
+from webapp import params
+from webapp.auth import requires
+from webapp.blobs import fetch, org_has_domain, respond
+
+bp = Blueprint("trends", __name__)
+
+
+@bp.get("/trends")
+@requires("analytics:read")
+def index():
+    domain = params.optional_domain(request.args)
+    days = params.days(request.args, default=30, lo=1, hi=365)
+    blob = fetch("trends", domain or "",
+                 exists=None if domain is None else lambda: org_has_domain(g.principal.org_id, domain))
+    if blob is None:     # a valid domain without data: zeros for every day
+        return respond(series.envelope(days, dumps(trend_points({}, g.now.date(), days))))
+    return respond(series.envelope(days, series.last(blob.body, days)), None, blob.computed_at)
