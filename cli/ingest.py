@@ -23,9 +23,12 @@ from ingest.pipeline import ingest_paths
               show_default=True,
               help="text: one line per file and a summary; json: one JSON object per file "
                    "on stdout (the summary goes to stderr).")
+@click.option("--snapshot", "snapshot", is_flag=True,
+              help="Refresh the snapshots of the organizations this run touched right after it "
+                   "(otherwise `rua scheduler` or `rua snapshot` does within a minute).")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.pass_obj
-def ingest(config, org_ref, output, paths):
+def ingest(config, org_ref, output, paths, snapshot=False):
     """Store the DMARC aggregate reports found in each PATH.
 
     PATH is a report (.xml, .gz, .zip), an e-mail message (.eml), an mbox, a Maildir, a
@@ -41,7 +44,9 @@ def ingest(config, org_ref, output, paths):
     with open_store(config) as _database:
         org = resolve_org(org_ref) if org_ref else None
         summary = _run(config, org, output, paths)
-    # Options that act on the finished batch (such as refreshing snapshots) go here.
+        if snapshot:
+            from cli.snapshot import refresh_touched
+            refresh_touched(config, err=output == "json")
     click.get_current_context().exit(1 if summary.refused else 0)
 
 

@@ -19,6 +19,15 @@ def find_org(text: str) -> Organization:
         fail(f"no organization {text!r} (give its id or name)")
 
 
+def refresh_touched(config, err: bool = False):
+    """After ingest: refresh the organizations it marked dirty (the store is already open)."""
+    from snapshotter import jobs
+    started = time.perf_counter()
+    results = jobs.refresh_dirty(utcnow(), report_address=config.report_address)
+    click.echo(f"snapshots: refreshed {len(results)} organization(s) in "
+               f"{time.perf_counter() - started:.2f} s", err=err)
+
+
 def register(main):
     """Add `snapshot` and `scheduler` to the rua group."""
 

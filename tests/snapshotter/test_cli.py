@@ -45,3 +45,33 @@ def test_snapshot_org_by_name_and_all(rua):
 def test_snapshot_refuses_bad_options_with_one_line(rua, args, fragment):
     result = rua("snapshot", *args)
     assert result.exit_code == 2 and fragment in result.stderr and result.stdout == ""
+
+
+REPORT = """<?xml version="1.0"?>
+<feedback>
+  <report_metadata><org_name>reporter.example</org_name><email>r@reporter.example</email>
+    <report_id>snap-1</report_id><date_range><begin>1774915200</begin><end>1775001600</end></date_range>
+  </report_metadata>
+  <policy_published><domain>example.com</domain><adkim>r</adkim><aspf>r</aspf><p>reject</p>
+    <sp>reject</sp><pct>100</pct></policy_published>
+  <record><row><source_ip>192.0.2.1</source_ip><count>7</count>
+    <policy_evaluated><disposition>none</disposition><dkim>pass</dkim><spf>pass</spf></policy_evaluated></row>
+    <identifiers><header_from>example.com</header_from></identifiers>
+    <auth_results><dkim><domain>example.com</domain><result>pass</result></dkim>
+      <spf><domain>example.com</domain><result>pass</result></spf></auth_results></record>
+</feedback>
+"""
+
+
+@pytest.mark.parametrize("flag, refreshed", [(["--snapshot"], True), ([], False)])
+def test_ingest_with_snapshot_refreshes_what_it_touched_right_after(rua, tmp_path, flag, refreshed):
+    org = make_org(name="acme")
+    path = tmp_path / "report.xml"
+    path.write_text(REPORT)
+    result = rua("ingest", "--org", "acme", *flag, str(path))
+    assert result.exit_code == 0, result.output
+    assert (snapshots.get(org.id, "overview") is not None) is refreshed
+    assert (Organization.get_by_id(org.id).dirty_since is None) is refreshed
+    if refreshed:
+        assert "snapshots: refreshed 1 organization(s)" in result.stdout
+        assert snapshots.get(org.id, "compliance", "example.com") is not None
