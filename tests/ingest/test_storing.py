@@ -1,8 +1,11 @@
 """Storing a parsed report: routing, duplicates, totals, records, rollups, domains, rollback."""
 import datetime as dt
+import threading
+import time
 import tracemalloc
 
 import pytest
+from peewee import fn
 
 from ingest.model import ReportError
 from ingest.storing import store_report, window_days
@@ -337,3 +340,33 @@ def test_a_50000_record_report_is_stored_with_memory_bounded(database):
     assert report.total_messages == sum(n % 9 + 1 for n in range(50_000))
     # Holding 50,000 records at once would take tens of MiB; batches of 500 keep it near one.
     assert peak < 8 * 2**20, f"peak {peak / 2**20:.1f} MiB"
+
+
+def test_the_same_report_stored_twice_at_once_is_kept_once(database):
+    """Two ingests racing: the loser's insert meets the unique key and it becomes a duplicate."""
+    org = make_org()
+    first_in, outcomes = threading.Event(), {}
+
+    def slow_records(signal):
+        for n in range(600):
+            if n == 1 and signal:
+                first_in.set()       # the first ingest holds its transaction open...
+                time.sleep(0.5)      # ...while the second looks for the report and finds none
+            yield make_record(source_ip=f"10.1.{n // 250}.{n % 250}")
+
+    def ingest(name, signal):
+        with database.connection_context():
+            parsed = parsed_report(report_id="raced")
+            parsed.records = slow_records(signal)
+            outcomes[name] = store_report(parsed, org=org.id).status
+
+    racers = [threading.Thread(target=ingest, args=("first", True)),
+              threading.Thread(target=ingest, args=("second", False))]
+    racers[0].start()
+    assert first_in.wait(10)
+    racers[1].start()
+    for racer in racers:
+        racer.join(30)
+    assert outcomes == {"first": "stored", "second": "duplicate"}
+    assert stored_counts()[:2] == (1, 600)
+    assert DailyRollup.select(fn.SUM(DailyRollup.messages)).scalar() == 600
