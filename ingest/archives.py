@@ -142,7 +142,8 @@ def zip_members(blob: Blob) -> Iterator[tuple[str, Iterator[bytes] | Unreadable]
     try:
         try:
             archive = zipfile.ZipFile(stream)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, IndexError, struct.error) as exc:
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, IndexError, struct.error,
+                NotImplementedError) as exc:
             raise Unreadable(f"corrupt zip archive ({exc})") from None
         with archive:
             members = [info for info in archive.infolist() if _is_document(info)]

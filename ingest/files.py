@@ -111,7 +111,11 @@ class _Walker:
         if depth >= self.max_depth:
             yield Refused(origin, f"{origin}: containers nested more than {self.max_depth} levels deep")
             return
-        yield from getattr(self, "_" + kind)(origin, blob, depth + 1)
+        try:
+            yield from getattr(self, "_" + kind)(origin, blob, depth + 1)
+        except Exception as exc:  # hostile bytes can trip any library; the rest must still be read
+            text = " ".join(str(exc).split())[:200]
+            yield Refused(origin, f"{origin}: cannot read this {kind} ({type(exc).__name__}: {text})")
 
     def _gzip(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
         try:

@@ -52,7 +52,7 @@ def clean_chunks(stream: BinaryIO, origin: str, note: Note) -> Iterator[bytes]:
         decoder = codecs.getincrementaldecoder(name)(errors="surrogateescape")
     except LookupError:
         raise ReportError(f"{origin}: unknown character encoding {name!r}") from None
-    text = _prolog(decoder.decode(head, final=False), origin, note)
+    text = _prolog(_decode(decoder, head, False, origin, name), origin, note)
     raw = head
     held = ""
     while True:
@@ -68,7 +68,14 @@ def clean_chunks(stream: BinaryIO, origin: str, note: Note) -> Iterator[bytes]:
         if final:
             return
         raw = stream.read(CHUNK)
-        text = decoder.decode(raw, final=not raw)
+        text = _decode(decoder, raw, not raw, origin, name)
+
+
+def _decode(decoder, raw: bytes, final: bool, origin: str, name: str) -> str:
+    try:
+        return decoder.decode(raw, final=final)
+    except UnicodeError as exc:   # UTF-16/32 cannot escape every bad sequence
+        raise ReportError(f"{origin}: the text is not valid {name} ({exc.reason})") from None
 
 
 def _prolog(text: str, origin: str, note: Note) -> str:

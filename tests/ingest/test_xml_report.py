@@ -219,6 +219,7 @@ REFUSALS = [
     ("an unknown encoding", xb.report(declaration='<?xml version="1.0" encoding="x-nope"?>'),
      "unknown character encoding"),
     ("an undefined entity", xb.report(org_name="&nope;"), "not well-formed XML"),
+    ("broken UTF-16", "\ufeff<feedback>".encode("utf-16-le") + b"\x00\xdc\x00\xdc" * 4, "not valid utf-16"),
 ]
 
 
