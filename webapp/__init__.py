@@ -23,6 +23,8 @@ RESOURCES = (
     "statistics",
     "top_sources",
     "enums",
+    "openapi",
+    "catalog",
 )
 
 
