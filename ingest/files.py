@@ -86,14 +86,15 @@ class _Walker:
         except OSError as exc:
             yield Refused(path, f"{path}: cannot list it ({exc.strerror or exc})")
             return
+        maildir = _is_maildir(path)
         for name in names:
             full = os.path.join(path, name)
-            if _is_maildir(path) and name in ("new", "cur", "tmp"):
+            if maildir and name in ("new", "cur", "tmp"):
                 continue
             if os.path.isdir(full):
-                if os.path.islink(full) or name == "__MACOSX" or (name.startswith(".") and not _is_maildir(full)):
-                    continue
-                yield from self.directory(full)
+                hidden = name.startswith(".") and not _is_maildir(full)   # Maildir++ folders are dotted
+                if not (os.path.islink(full) or name == "__MACOSX" or hidden):
+                    yield from self.directory(full)
             elif not name.startswith(".") and os.path.isfile(full):
                 yield from self.path(full)
 
@@ -105,8 +106,8 @@ class _Walker:
             yield Document(origin, blob.open)
             return
         if kind is None:
-            reason = "empty file" if not head else "not a report: the content is neither XML, gzip, zip nor e-mail"
-            yield Refused(origin, f"{origin}: {reason}")
+            reason = "empty file" if not head else "neither XML, gzip, zip nor e-mail"
+            yield Refused(origin, f"{origin}: not a report: {reason}")
             return
         if depth >= self.max_depth:
             yield Refused(origin, f"{origin}: containers nested more than {self.max_depth} levels deep")
@@ -152,7 +153,8 @@ class _Walker:
                 continue
             found = True
             if len(payload) > self.max_bytes:
-                yield Refused(origin + SEP + name, f"{origin}{SEP}{name}: larger than the {self.max_bytes}-byte limit")
+                yield Refused(origin + SEP + name,
+                              f"{origin}{SEP}{name}: larger than the {self.max_bytes}-byte limit")
                 continue
             yield from self.expand(origin + SEP + name, Blob(payload), depth)
         if not found:

@@ -44,6 +44,8 @@ class _Reader:
         self._root = None
         self._closed_root = None
         self._sections: dict[str, object] = {}
+        self._sections_iter: Iterator[tuple[str, etree._Element]] = iter(())
+        self._meta_value: ReportMeta | None = None
         self._pending: list = []           # records met before the policy they depend on
         self._last_index = -1
         self._count = 0
@@ -66,9 +68,9 @@ class _Reader:
 
     def _pull(self) -> Iterator[tuple[str, etree._Element]]:
         # Only the children of <feedback> reach Python; their subtrees are read in one go.
-        parser = etree.XMLPullParser(events=("end",), tag=[f"{{*}}{name}" for name in ORDER], resolve_entities=False, no_network=True,
-                                     load_dtd=False, remove_comments=True, remove_pis=True,
-                                     huge_tree=False)
+        parser = etree.XMLPullParser(events=("end",), tag=[f"{{*}}{name}" for name in ORDER],
+                                     resolve_entities=False, no_network=True, load_dtd=False,
+                                     remove_comments=True, remove_pis=True, huge_tree=False)
         try:
             for chunk in clean_chunks(self._stream, self.origin, self.note):
                 parser.feed(chunk)
@@ -106,14 +108,16 @@ class _Reader:
             self.fail("a document type declaration (DOCTYPE) is not accepted in a report")
         qname = etree.QName(element)
         if qname.localname != "feedback":
-            self.fail(f"the root element is <{qname.localname}>, not <feedback>: not a DMARC aggregate report")
+            self.fail(f"the root element is <{qname.localname}>, not <feedback>: "
+                      "not a DMARC aggregate report")
         if qname.namespace and qname.namespace not in NAMESPACES:
             self.note("root-ns", f"the report uses the unknown namespace {qname.namespace!r}")
             self._namespaces.add(qname.namespace)
 
     def _local(self, element, *, unknown: bool = False) -> str | None:
         """The local name of a child of <feedback>, or None (with a warning) for a foreign one."""
-        namespace, _, local = element.tag[1:].rpartition("}") if element.tag[0] == "{" else ("", "", element.tag)
+        tag = element.tag
+        namespace, _, local = tag[1:].rpartition("}") if tag[0] == "{" else ("", "", tag)
         if namespace and namespace not in self._namespaces:
             self.note(f"ns:{local}", f"the element <{local}> in namespace {namespace!r} was skipped")
             if not unknown:
@@ -139,7 +143,8 @@ class _Reader:
     def _order(self, name: str) -> None:
         index = ORDER.index(name) if name in ORDER else -1
         if 0 <= index < self._last_index:
-            self.note("order", f"<{name}> comes after <{ORDER[self._last_index]}>, out of the schema's order")
+            self.note("order", f"<{name}> comes after <{ORDER[self._last_index]}>, "
+                      "out of the schema's order")
         self._last_index = max(self._last_index, index)
 
     def read_meta(self) -> ReportMeta:
@@ -155,26 +160,21 @@ class _Reader:
         return self._meta()
 
     def _take(self, name: str, element) -> None:
+        """Keep a section other than a record streamed after the metadata."""
         self._order(name)
         if name == "record":
-            if "policy_published" in self._sections and "report_metadata" in self._sections:
-                self._pending.append(self._record(element))
-                self._drop(element)
-            else:
-                self._pending.append(element)   # kept whole until the policy is known
+            self._pending.append(element)   # kept whole until the policy it depends on is known
             return
-        if name in ("report_metadata", "policy_published", "version"):
-            if name in self._sections:
-                self.fail(f"the report has more than one <{name}>")
-            self._sections[name] = self.fields.section(element)
-        elif name == "extension":
+        if name == "extension":
             self.note("extension", "an <extension> element was skipped (not interpreted)")
+        elif name in self._sections:
+            self.fail(f"the report has more than one <{name}>")
         else:
-            self.note(f"unknown:{name}", f"the unknown element <{name}> was skipped")
+            self._sections[name] = self.fields.section(element)
         self._drop(element)
 
     def _meta(self) -> ReportMeta:
-        if not hasattr(self, "_meta_value"):
+        if self._meta_value is None:
             self._meta_value = meta_from(self._sections["report_metadata"],
                                          self._sections["policy_published"],
                                          self._sections.get("version"), self.fields)
@@ -187,14 +187,11 @@ class _Reader:
 
     def records(self) -> Iterator[ParsedRecord]:
         try:
-            for item in self._pending:
-                if isinstance(item, ParsedRecord):
-                    yield item
-                else:
-                    record = self._record(item)
-                    self._drop(item)
-                    yield record
-            self._pending = []
+            pending, self._pending = self._pending, []
+            for element in pending:
+                record = self._record(element)
+                self._drop(element)
+                yield record
             for name, element in self._sections_iter:
                 if name == "record":
                     self._order(name)
