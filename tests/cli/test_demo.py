@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import gzip
-import pathlib
+from urllib.parse import urlparse
 
 import pytest
 from click.testing import CliRunner
@@ -11,6 +11,7 @@ from cli import main
 from ingest import demo as generator
 from store import db, keys
 from store.models import ApiKey, Domain, Member, Organization, Record, Report
+from webapp import create_app
 
 
 @pytest.fixture
@@ -115,3 +116,13 @@ def test_help_explains_every_option():
     for option in ("--seed", "--days", "--records", "--output", "--dialect"):
         assert option in text
     assert "last line" in text
+
+
+def test_the_printed_key_reads_the_demo_data_from_the_api(rua, config):
+    key = ok(rua("demo", "--days", 2))[-1]
+    stored = Report.select().where(Report.org == demo_org()).count()
+    client = create_app(config).test_client()
+    response = client.get(urlparse(config.base_url).path + "/statistics",
+                          headers={"Authorization": f"Bearer {key}"})
+    assert response.status_code == 200, response.data
+    assert response.json["total_reports"] == stored > 0
