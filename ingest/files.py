@@ -15,7 +15,7 @@ from ingest.mail import declares_report, looks_like_report_xml, mbox_messages, m
 from ingest.model import Document, Refused
 
 SEP = " » "
-_EMAIL_HEADER = re.compile(rb"[!-9;-~]+:[ \t]?\S?")
+_EMAIL_HEADER = re.compile(rb"[A-Za-z][A-Za-z0-9-]*:")
 _BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 
 

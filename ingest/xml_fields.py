@@ -81,7 +81,15 @@ class Fields:
         try:
             return int(text)
         except ValueError:
+            pass
+        try:
+            number = float(text)
+        except ValueError:
+            number = None
+        if number is None or not number.is_integer():
             self.fail(f"<{name}> in {where} is {text[:40]!r}, not a whole number")
+        self.note(f"float:{name}", f"<{name}> is written as {text[:40]!r}; read as {int(number)}")
+        return int(number)
 
 
 def meta_from(metadata: Section, policy: Section, version: Section | None, fields: Fields) -> ReportMeta:

@@ -165,6 +165,8 @@ WARNINGS = [
      "  \n" + xb.report(), "white space", lambda m, r: r.count == 1),
     ("an unknown element is skipped",
      xb.report(after="<summary>3</summary>"), "unknown element <summary>", lambda m, r: r.count == 1),
+    ("a whole number written with a decimal point is read",
+     xb.report(begin="1700000000.0"), "read as 1700000000", lambda m, r: m.date_begin == 1700000000),
     ("a source_ip that is not an address is kept",
      _with_record(source_ip="1.2.3"), "not an IP address", lambda m, r: r.source_ip == "1.2.3"),
 ]
@@ -207,6 +209,7 @@ REFUSALS = [
     ("a non-numeric count", xb.report([xb.record(count="many")]), "'many', not a whole number"),
     ("a missing date range", xb.report(metadata={"date_range": OMIT}), "no <date_range>"),
     ("a non-numeric begin", xb.report(begin="yesterday"), "not a whole number"),
+    ("a fractional end", xb.report(end="1700086399.5"), "not a whole number"),
     ("a missing report_id", xb.report(metadata={"report_id": OMIT}), "no <report_id>"),
     ("an empty policy domain", xb.report(domain=""), "empty <domain>"),
     ("two emails", xb.report(metadata={"email": ["a@x.example", "b@x.example"]}), "2 <email> elements"),
