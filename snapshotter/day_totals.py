@@ -6,7 +6,9 @@ more day of reports therefore reads that day's rollups, not the whole year's.
 """
 from __future__ import annotations
 
+from array import array
 from datetime import date
+from itertools import chain
 
 import orjson
 from peewee import fn
@@ -15,21 +17,33 @@ from store.models import DailyRollup
 
 CACHE_KIND = "day_totals"     # Snapshot kind of the cache; never served
 LIST_LIMIT = 64               # beyond this many days or domains, filter by range instead of IN
-Totals = dict  # (domain, day) -> [reports, messages, compliant, spf, dkim, forwarded]
+Totals = dict  # (domain, day) -> (reports, messages, compliant, spf, dkim, forwarded)
+WIDTH = 8      # int64 values per cached row
 
 
 def load(body: bytes | None) -> Totals:
-    if not body:
+    """The cache: a JSON list of domain names, a newline, then int64 rows
+    (domain index, day ordinal, reports, messages, compliant, spf, dkim, forwarded)."""
+    if not body or b"\n" not in body:
         return {}
+    head, _, packed = body.partition(b"\n")
     try:
-        rows = orjson.loads(body)
-    except orjson.JSONDecodeError:
+        names = orjson.loads(head)
+        values = array("q")
+        values.frombytes(packed)
+    except (orjson.JSONDecodeError, ValueError):
         return {}      # an unreadable cache is rebuilt from the rollups
-    return {(row[0], date.fromisoformat(row[1])): row[2:] for row in rows}
+    columns = [values[k::WIDTH] for k in range(WIDTH)]       # C-speed slices, then zips
+    days = {o: date.fromordinal(o) for o in set(columns[1])}
+    keys = zip(map(names.__getitem__, columns[0]), map(days.__getitem__, columns[1]))
+    return dict(zip(keys, zip(*columns[2:])))
 
 
 def dump(totals: Totals) -> bytes:
-    return orjson.dumps([[domain, day, *values] for (domain, day), values in totals.items()])
+    names = sorted({domain for domain, _ in totals})
+    index = {name: i for i, name in enumerate(names)}
+    rows = ((index[domain], day.toordinal(), *row) for (domain, day), row in totals.items())
+    return orjson.dumps(names) + b"\n" + array("q", chain.from_iterable(rows)).tobytes()
 
 
 def stale_pairs(report_counts: dict, cached: Totals) -> list[tuple[str, date]]:
@@ -71,9 +85,9 @@ def refresh(org_id: str, report_counts: dict, cached: Totals) -> tuple[Totals, i
     totals = {}
     for key, reports in report_counts.items():
         if key in sums:
-            totals[key] = [reports, *sums[key]]
+            totals[key] = (reports, *sums[key])
         elif key in cached and cached[key][0] == reports:
             totals[key] = cached[key]
         else:
-            totals[key] = [reports, 0, 0, 0, 0, 0]     # counted reports without records
+            totals[key] = (reports, 0, 0, 0, 0, 0)     # counted reports without records
     return totals, len(stale)

@@ -8,7 +8,7 @@ from peewee import fn
 from snapshotter import day_totals
 from snapshotter.model import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
                                OrgFacts, Policy, Sender, Tally)
-from store import snapshots
+from store import db, snapshots
 from store.models import DailyRollup, Domain, DomainDay, Event, Source
 
 # A year of trends plus the scoring window before its first day (back-filled history).
@@ -42,15 +42,24 @@ def read(org_id: str, today: date, report_address: str = ""):
 
 
 def _domain_days(org_id: str, first: date):
-    counts, policies = {}, {}
+    counts, policies, days = {}, {}, {}
     query = (DomainDay.select(DomainDay.domain, DomainDay.day, DomainDay.reports,
                               DomainDay.policy_p, DomainDay.policy_pct, DomainDay.policy_testing)
-             .where(DomainDay.org == org_id, DomainDay.day >= first).tuples())
-    for name, day, reports, p, pct, testing in query:
-        day = _day(day)
+             .where(DomainDay.org == org_id, DomainDay.day >= first)
+             .order_by(DomainDay.domain, DomainDay.day))
+    # Raw rows: peewee's per-value conversion costs more than the query at a year of domain-days.
+    last = {}
+    for name, day, reports, p, pct, testing in _raw(query):
+        day = days.get(day) or days.setdefault(day, _day(day))
         counts[(name, day)] = reports
-        policies.setdefault(name, []).append((day, Policy(p or "", pct, testing or "")))
+        if last.get(name) != (p, pct, testing):       # keep the days the policy changed
+            last[name] = (p, pct, testing)
+            policies.setdefault(name, []).append((day, Policy(p or "", pct, testing or "")))
     return counts, policies
+
+
+def _raw(query):
+    return db.execute_sql(*query.sql()).fetchall()
 
 
 def _add_domains(org_id: str, facts: OrgFacts):
@@ -63,13 +72,17 @@ def _add_domains(org_id: str, facts: OrgFacts):
 
 
 def _add_last_reports(org_id: str, facts: OrgFacts, first: date):
-    """Last report day per domain (all time); the policy of domains quiet since before `first`."""
+    """Last report day per domain; the policy of domains quiet since before `first`."""
+    for d in facts.domains.values():
+        if d.days:
+            d.last_report_day = max(d.days)
     query = (DomainDay.select(DomainDay.domain, fn.MAX(DomainDay.day))
-             .where(DomainDay.org == org_id).group_by(DomainDay.domain).tuples())
+             .where(DomainDay.org == org_id, DomainDay.day < first)
+             .group_by(DomainDay.domain).tuples())
     for name, last in query:
         d = facts.domains.setdefault(name, DomainFacts(name, monitored=False))
-        d.last_report_day = _day(last)
-        if d.last_report_day < first:
+        if d.last_report_day is None:
+            d.last_report_day = _day(last)
             row = DomainDay.get(DomainDay.org == org_id, DomainDay.domain == name,
                                 DomainDay.day == d.last_report_day)
             d.policies = [(d.last_report_day, Policy(row.policy_p or "", row.policy_pct,
@@ -83,9 +96,9 @@ def _add_senders(org_id: str, facts: OrgFacts):
                                 fn.SUM(DailyRollup.messages), fn.SUM(DailyRollup.spf_aligned_pass),
                                 fn.SUM(DailyRollup.dkim_aligned_pass))
              .where(DailyRollup.org == org_id, DailyRollup.day.between(first, facts.today))
-             .group_by(DailyRollup.domain, DailyRollup.source_ip).tuples())
+             .group_by(DailyRollup.domain, DailyRollup.source_ip))
     by_domain, ips = {}, set()
-    for name, ip, messages, spf, dkim in query:
+    for name, ip, messages, spf, dkim in _raw(query):
         ips.add(ip)
         by_domain.setdefault(name, []).append((int(messages or 0), ip, int(spf or 0), int(dkim or 0)))
     facts.unique_ips = len(ips)

@@ -46,10 +46,13 @@ class Cumulative:
 
     def __init__(self, days: dict[date, Tally]):
         self.days = sorted(days)
-        self.sums = list(accumulate((days[d] for d in self.days), initial=ZERO))
+        columns = zip(*((t.messages, t.compliant, t.spf, t.dkim, t.forwarded, t.reports)
+                        for t in map(days.__getitem__, self.days))) if self.days else [()] * 6
+        self.sums = [list(accumulate(column, initial=0)) for column in columns]
 
     def between(self, first: date, last: date) -> Tally:
-        return self.sums[bisect_right(self.days, last)] - self.sums[bisect_left(self.days, first)]
+        i, j = bisect_left(self.days, first), bisect_right(self.days, last)
+        return Tally(*(column[j] - column[i] for column in self.sums)) if j > i else ZERO
 
 
 def policy_as_of(policies: list[tuple[date, Policy]], day: date) -> Policy | None:

@@ -9,11 +9,20 @@ from snapshotter.model import TREND_DAYS, ZERO, Tally
 
 def merge_days(series: list[dict[date, Tally]]) -> dict[date, Tally]:
     """Day tallies of several domains added together (the organization's series)."""
-    merged: dict[date, Tally] = {}
+    sums: dict[date, list[int]] = {}
     for days in series:
-        for day, tally in days.items():
-            merged[day] = merged[day] + tally if day in merged else tally
-    return merged
+        for day, t in days.items():
+            s = sums.get(day)
+            if s is None:
+                sums[day] = [t.messages, t.compliant, t.spf, t.dkim, t.forwarded, t.reports]
+            else:
+                s[0] += t.messages
+                s[1] += t.compliant
+                s[2] += t.spf
+                s[3] += t.dkim
+                s[4] += t.forwarded
+                s[5] += t.reports
+    return {day: Tally(*s) for day, s in sums.items()}
 
 
 def trend_point(day: date, tally: Tally) -> dict:
@@ -27,8 +36,14 @@ def trend_point(day: date, tally: Tally) -> dict:
 def trend_points(days: dict[date, Tally], end: date, length: int = TREND_DAYS) -> list[dict]:
     """`length` points ending on `end`; a day without reports is a zero point."""
     first = end - timedelta(days=length - 1)
-    return [trend_point(first + timedelta(days=i), days.get(first + timedelta(days=i), ZERO))
-            for i in range(length)]
+    points = []
+    for i in range(length):
+        day = first + timedelta(days=i)
+        tally = days.get(day)
+        points.append(trend_point(day, tally) if tally is not None else
+                      {"date": day, "total_messages": 0, "compliant_messages": 0,
+                       "failed_messages": 0, "reports": 0, "compliance_rate": 0.0})
+    return points
 
 
 def sparkline(days: dict[date, Tally], end: date, length: int) -> list[dict]:
