@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
-from ingest import xml_report
+from ingest import routing, xml_report
 from ingest.files import SEP, iter_documents
 from ingest.model import Document, Refused, ReportError
 from ingest.storing import store_report
@@ -50,9 +50,11 @@ def ingest_paths(paths: Iterable[str], *, config, org=None,
                  progress: Callable[[str, str], None] | None = None) -> Iterator[FileResult]:
     """One FileResult per input file (a directory gives one per file in it, "-" reads stdin).
 
-    org: an Organization (or its id or name) that takes every report instead of routing.
+    org: an Organization (or its id or name) that takes every report instead of routing; an
+    unknown one raises routing.UnknownOrganization before any input is read.
     progress(origin, status) is called as each report or refusal inside a file is settled.
     """
+    org = routing.find_org(org) if org is not None else None   # an unknown org stops at once
     for path in paths:
         yield from _ingest_path(str(path), config, org, progress or (lambda origin, status: None))
 

@@ -4,6 +4,7 @@ import hashlib
 import pytest
 
 from ingest.pipeline import ingest_paths
+from ingest.routing import UnknownOrganization
 from store.models import Record, Report
 from tests.factories import make_domain, make_org
 from tests.ingest import xmlbuild
@@ -139,3 +140,10 @@ def test_progress_hears_of_every_report_and_refusal(org, config, tmp_path):
 def digest(path) -> str:
     with open(path, "rb") as stream:
         return hashlib.sha256(stream.read()).hexdigest()
+
+
+def test_an_unknown_org_stops_the_batch_before_any_input_is_read(database, config, tmp_path):
+    path = write(tmp_path / "r.xml", xmlbuild.report_bytes())
+    with pytest.raises(UnknownOrganization, match="Nobody"):
+        run([path], config, org="Nobody")
+    assert Report.select().count() == 0
