@@ -13,7 +13,7 @@ BATCH = 500
 
 
 def insert_rows(model, fields, rows, *, conflict=(), add=()):
-    """Insert tuples given in `fields` order; a row hitting the `conflict` key adds `add` columns."""
+    """Insert tuples in `fields` order; a row hitting the `conflict` key adds its `add` columns."""
     name = lambda field: quote((field.column_name,), db.quote)  # noqa: E731
     table = quote((model._meta.table_name,), db.quote)
     head = f"INSERT INTO {table} ({', '.join(name(f) for f in fields)}) VALUES "

@@ -45,7 +45,8 @@ class Sender:
         if self.kind not in SENDER_KINDS:
             raise ValueError(f"sender kind {self.kind!r} is not one of {', '.join(SENDER_KINDS)}")
         if self.reputation not in REPUTATIONS:
-            raise ValueError(f"reputation {self.reputation!r} is not one of {', '.join(REPUTATIONS)}")
+            raise ValueError(f"reputation {self.reputation!r} is not one of "
+                             f"{', '.join(REPUTATIONS)}")
 
 
 UNKNOWN_SENDER = Sender()

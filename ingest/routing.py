@@ -25,7 +25,7 @@ def find_org(value) -> Organization:
 
 
 def route(domain: str) -> Organization:
-    """The one organization monitoring `domain`, else its organizational domain; ReportError otherwise."""
+    """The one organization monitoring `domain` (else its organizational domain), or ReportError."""
     for name in dict.fromkeys((domain, organizational_domain(domain))):
         orgs = list(Organization.select().join(Domain)
                     .where(Domain.name == name).distinct().order_by(Organization.name))

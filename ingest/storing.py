@@ -164,7 +164,8 @@ def _monitor(org, domain: str, selectors: set):
                       dkim_selectors=sorted(selectors)).on_conflict_ignore().execute()
         return
     known = list(row.dkim_selectors or [])
-    merged = known + sorted(s for s in selectors if s not in known)[:max(0, MAX_SELECTORS - len(known))]
+    room = max(0, MAX_SELECTORS - len(known))
+    merged = known + sorted(s for s in selectors if s not in known)[:room]
     changes = {}
     if row.source == "manual":
         changes[Domain.source] = "both"
