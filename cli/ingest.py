@@ -60,7 +60,7 @@ def _run(config, org, output: str, paths) -> Summary:
     finally:
         display.close()
     summary.seconds = time.monotonic() - started
-    click.echo(summary.line(), err=output == "json")
+    display.emit(summary.line(), err=output == "json")
     return summary
 
 

@@ -50,6 +50,7 @@ class Display:
         self.output, self.summary = output, summary
         self.started = self.last_line = time.monotonic()
         self.settled = 0
+        self.gone: dict[bool, bool] = {}
         self.bar = None
         if sys.stderr.isatty():
             self.bar = click.progressbar(length=_count_files(paths), label="ingesting",
@@ -62,19 +63,26 @@ class Display:
         now = time.monotonic()
         if self.bar is None and now - self.last_line >= PROGRESS_EVERY:
             self.last_line = now
-            click.echo(f"rua ingest: {self.summary.files:,} files done, {self.settled:,} reports "
-                       f"read, {self.summary.refused:,} refused so far, {now - self.started:.0f} s",
-                       err=True)
+            self.emit(f"rua ingest: {self.summary.files:,} files done, {self.settled:,} reports "
+                      f"read, {self.summary.refused:,} refused so far, {now - self.started:.0f} s",
+                      err=True)
 
     def file_done(self, result):
         if self.bar is not None:
             click.echo("\r\x1b[K", nl=False, err=True)   # clear the bar before a line of output
-        if self.output == "json":
-            click.echo(dumps(result.as_dict()).decode())
-        else:
-            click.echo(_text(result))
+        self.emit(dumps(result.as_dict()).decode() if self.output == "json" else _text(result))
         if self.bar is not None:
             self.bar.update(1)
+
+    def emit(self, line: str, *, err: bool = False):
+        """Print a line; a reader that went away (`| head`) must not stop the batch."""
+        if self.gone.get(err):
+            return
+        try:
+            click.echo(line, err=err)
+        except BrokenPipeError:
+            self.gone[err] = True
+            _discard(sys.stderr if err else sys.stdout)
 
     def close(self):
         if self.bar is not None:
@@ -92,6 +100,14 @@ def _text(result) -> str:
     messages = sum(r["messages"] for r in stored)
     return (f"stored     {result.path} ({_n(len(stored), 'report')}, {_n(records, 'record')}, "
             f"{_n(messages, 'message')})")
+
+
+def _discard(stream):
+    """Point a closed pipe's descriptor at /dev/null, so the final flush at exit cannot fail."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    except (OSError, ValueError, AttributeError):   # not a real descriptor (a test runner's)
+        pass
 
 
 def _n(count: int, noun: str) -> str:

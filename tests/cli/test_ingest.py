@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import json
+import os
+import pathlib
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -156,3 +160,19 @@ def test_long_batches_print_progress_lines_on_stderr_without_a_terminal(rua, acm
 def test_a_short_batch_prints_no_progress_lines(rua, acme, inputs):
     result = rua("ingest", *inputs({"a.xml": good("a")}))
     assert "rua ingest: " not in result.stderr
+
+
+def test_a_reader_that_goes_away_does_not_stop_the_batch(acme, inputs, config):
+    """`rua ingest … | head -1`: writes to the closed pipe fail, the batch still completes."""
+    paths = inputs({f"{n}.xml": good(f"r{n}") for n in range(3)})
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        done = subprocess.run([str(pathlib.Path(sys.executable).with_name("rua")), "ingest", *paths],
+                              stdout=writer, stderr=subprocess.PIPE, timeout=60,
+                              env={**os.environ, "RUA_DATABASE_URL": config.database_url})
+    finally:
+        os.close(writer)
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr
+    assert sorted(r.report_id for r in Report.select()) == ["r0", "r1", "r2"]
