@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import pty
+import select
 import subprocess
 import sys
 
@@ -176,3 +178,41 @@ def test_a_reader_that_goes_away_does_not_stop_the_batch(acme, inputs, config):
     assert done.returncode == 0, done.stderr
     assert b"Traceback" not in done.stderr
     assert sorted(r.report_id for r in Report.select()) == ["r0", "r1", "r2"]
+
+
+def run_on_terminal(args, config) -> tuple[int, bytes]:
+    """Run `rua ARGS…` with stdin and stderr on a pseudo-terminal; (exit status, terminal bytes)."""
+    main_fd, terminal = pty.openpty()
+    try:
+        done = subprocess.run([str(pathlib.Path(sys.executable).with_name("rua")), *args],
+                              stdin=terminal, stderr=terminal, stdout=subprocess.DEVNULL,
+                              timeout=60, env={**os.environ, "RUA_DATABASE_URL": config.database_url})
+        os.close(terminal)
+        terminal = None
+        seen = b""
+        while select.select([main_fd], [], [], 0.5)[0]:
+            try:
+                chunk = os.read(main_fd, 65536)
+            except OSError:      # the terminal's other end is closed: all was read
+                break
+            if not chunk:
+                break
+            seen += chunk
+        return done.returncode, seen
+    finally:
+        os.close(main_fd)
+        if terminal is not None:
+            os.close(terminal)
+
+
+def test_a_terminal_gets_a_progress_bar_on_stderr(acme, inputs, config):
+    paths = inputs({f"{n}.xml": good(f"t{n}") for n in range(3)})
+    status, seen = run_on_terminal(["ingest", *paths], config)
+    assert status == 0, seen
+    assert b"ingesting" in seen and b"3/3" in seen
+
+
+def test_a_dash_with_a_terminal_on_stdin_is_a_usage_error_not_a_hang(database, config):
+    status, seen = run_on_terminal(["ingest", "-"], config)
+    assert status == 2
+    assert b"rua: error: - reads a report from standard input" in seen
