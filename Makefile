@@ -30,7 +30,22 @@ install: $(STAMP)
 init: install
 	$(BIN)/rua init
 
+# The demo organization (created once, with its reports) and a fresh read key, snapshots of
+# every organization, then the API in the foreground on 127.0.0.1:8000 (Ctrl-C stops it).
+# The key is printed, never written to a file: only its hash is stored.
 run: init
+	@echo "Loading the demo organization (first run: a few seconds) ..."
+	@set -e; \
+	out=$$($(BIN)/rua demo); \
+	echo "$$out" | sed '$$d'; \
+	key=$$(echo "$$out" | tail -n 1); \
+	$(BIN)/rua snapshot --all | tail -n 1; \
+	echo; \
+	echo "Demo API key (read scope): $$key"; \
+	echo "Try it:"; \
+	echo "  curl -H \"Authorization: Bearer $$key\" http://127.0.0.1:8000/api/v1/reports"; \
+	echo; \
+	exec $(BIN)/gunicorn -c deploy/gunicorn.conf.py --bind 127.0.0.1:8000
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -58,3 +58,8 @@ max_requests_jitter = 1000
 preload_app = False
 
 proc_name = "rua-web"
+
+# No runtime control socket (gunicorn 27+): its default path is shared by every gunicorn of
+# the user, so tests, benchmarks and `make run` would take it from one another; systemd's
+# signals (HUP reload, TERM stop) are the control interface. Older gunicorns ignore the name.
+control_socket_disable = True

@@ -104,3 +104,4 @@ def test_real_gunicorn_serves_enums_with_a_key_refuses_without_and_stops_cleanly
     assert '"GET /api/v1/enums HTTP/1.1" 200' in log       # the access log goes to stdout
     assert key not in log                                  # and never prints a key
     assert "Traceback" not in log
+    assert "Control socket" not in log                    # no socket shared between gunicorns
