@@ -5,14 +5,14 @@ import importlib
 import os
 from urllib.parse import urlparse
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response
 from flask.json.provider import JSONProvider
 
 import store
 from config import Config
 from store.clock import utcnow
 from store.encoding import dumps, loads
-from webapp import errors, gatekeeper
+from webapp import errors, gatekeeper, storage
 from webapp.auth import Authenticator
 
 # One module per resource under webapp/, each exposing a Blueprint `bp`; a module with
@@ -55,20 +55,8 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     app.extensions["rua.auth"] = Authenticator()
     errors.register(app)
 
-    def connect():
-        # Routing failures (404/405) are answered before touching storage or keys.
-        if request.routing_exception is not None:
-            raise request.routing_exception
-        # Close only what this request opened (a caller may hold its own connection).
-        g.rua_opened = database.connect(reuse_if_open=True)
-
-    def close(_exc):
-        if g.pop("rua_opened", False) and not database.is_closed():
-            database.close()
-
-    app.before_request(connect)
+    storage.register(app, database)
     app.before_request(gatekeeper.gatekeep)
-    app.teardown_request(close)
 
     base = urlparse(config.base_url).path.rstrip("/")
     for name in RESOURCES:

@@ -5,7 +5,7 @@ import logging
 import re
 
 import peewee
-from flask import Flask, Response, request
+from flask import Flask, Response, g, request
 from playhouse.pool import MaxConnectionsExceeded
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from werkzeug.http import HTTP_STATUS_CODES
@@ -69,6 +69,7 @@ def _request_id() -> str:
 
 
 def _unavailable(exc: Exception) -> Response:
+    g.rua_storage_failed = True         # webapp.storage drops the connection afterwards
     rid = _request_id()
     log.warning("storage unavailable request_id=%s %s: %s", rid, type(exc).__name__, exc)
     return error_response(503, "storage_unavailable", {"Retry-After": "1", "X-Request-Id": rid})

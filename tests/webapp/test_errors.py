@@ -93,3 +93,20 @@ def test_a_postgres_store_where_nothing_listens_is_503_storage_unavailable():
 def test_a_404_does_not_need_the_store(tmp_path):
     app = create_app(Config(database_url=f"sqlite:///{tmp_path}"))
     assert_error(app.test_client().get("/api/v1/nope"), 404, "route_not_found")
+
+
+def test_a_store_locked_past_its_busy_timeout_is_503_storage_unavailable(app, client, org, config):
+    if not config.is_sqlite:
+        pytest.skip("SQLite's write lock")
+    import sqlite3
+
+    from tests.factories import make_key
+    _, plaintext = make_key(org)           # never used yet: authenticating it writes last_used_at
+    holder = sqlite3.connect(config.database_url[len("sqlite:///"):], isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        resp = get(client, "/enums", plaintext)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert_error(resp, 503, "storage_unavailable")
