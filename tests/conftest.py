@@ -5,6 +5,7 @@ import os
 import pathlib
 
 import pytest
+from peewee import AutoField
 
 from config import Config
 from store import open_db
@@ -41,14 +42,26 @@ def database(config):
     database = open_db(config.database_url)
     with database.connection_context():
         if POSTGRES_URL and _migrated_postgres:
-            names = ", ".join(f'"{m._meta.table_name}"' for m in MODELS)
-            database.execute_sql(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+            _empty_postgres(database)
         else:
             migrate(database)
             _migrated_postgres = bool(POSTGRES_URL)
         yield database
     if hasattr(database, "close_all"):
         database.close_all()
+
+
+def _empty_postgres(database):
+    """Delete every row and restart the id sequences, as a fresh SQLite file would start."""
+    # DELETE of a few rows takes milliseconds where TRUNCATE of every table takes ~0.4 s,
+    # which over the whole suite is minutes. Children go before their parents.
+    with database.atomic():
+        for model in reversed(MODELS):
+            database.execute_sql(f'DELETE FROM "{model._meta.table_name}"')
+        for model in MODELS:
+            if isinstance(model._meta.primary_key, AutoField):
+                database.execute_sql("SELECT setval(pg_get_serial_sequence(%s, %s), 1, false)",
+                                     (f'"{model._meta.table_name}"', model._meta.primary_key.column_name))
 
 
 @pytest.fixture
