@@ -111,3 +111,16 @@ def test_a_maildir_reads_new_and_cur_but_not_tmp(tmp_path):
     results = found(maildir)
     assert contents(results) == [XML, XML]
     assert [r.origin.split("/")[-2] for r in results] == ["new", "cur"]
+
+
+def test_maildir_plus_plus_subfolders_are_read_and_other_hidden_folders_are_not(tmp_path):
+    maildir = tmp_path / "Maildir"
+    for folder in (maildir, maildir / ".Reports"):
+        for sub in ("cur", "new", "tmp"):
+            (folder / sub).mkdir(parents=True)
+    (maildir / ".Reports" / "new" / "1.host").write_bytes(
+        xb.mail({"a.xml.gz": (xb.gzipped(XML), "application/gzip")}))
+    (maildir / ".git").mkdir()
+    (maildir / ".git" / "HEAD").write_bytes(b"ref: refs/heads/main\n")
+    results = found(maildir)
+    assert contents(results) == [XML] and ".Reports" in results[0].origin

@@ -167,6 +167,9 @@ WARNINGS = [
      xb.report(after="<summary>3</summary>"), "unknown element <summary>", lambda m, r: r.count == 1),
     ("a whole number written with a decimal point is read",
      xb.report(begin="1700000000.0"), "read as 1700000000", lambda m, r: m.date_begin == 1700000000),
+    ("a report in an unknown namespace is read with a warning",
+     xb.report().replace("<feedback>", '<feedback xmlns="urn:example:dmarc">'), "unknown namespace",
+     lambda m, r: (m.domain, r.count) == ("example.com", 1)),
     ("a source_ip that is not an address is kept",
      _with_record(source_ip="1.2.3"), "not an IP address", lambda m, r: r.source_ip == "1.2.3"),
 ]
