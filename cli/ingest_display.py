@@ -119,8 +119,9 @@ def _count_files(paths) -> int:
     total = 0
     for path in paths:
         if path != "-" and os.path.isdir(path):
-            total += sum(len([n for n in names if not n.startswith(".")])
-                         for _, _, names in os.walk(path))
+            for _, folders, names in os.walk(path):
+                folders[:] = [f for f in folders if not f.startswith(".") and f != "__MACOSX"]
+                total += sum(not name.startswith(".") for name in names)
         else:
             total += 1
     return max(total, 1)
