@@ -1,0 +1,71 @@
+"""`rua domain add|list|remove`: one normal form, and the manual/auto/both sources."""
+from __future__ import annotations
+
+import pytest
+
+from store.models import Domain
+from tests.cli.outcome import assert_refused, ok
+from tests.factories import make_domain, make_org
+
+
+@pytest.mark.parametrize("typed, stored", [("Example.COM.", "example.com"),
+                                            ("bücher.example", "xn--bcher-kva.example")])
+def test_domain_add_stores_the_normal_form_as_manual(rua, acme, typed, stored):
+    assert ok(rua("domain", "add", "Acme", typed)) == [f"{stored} (manual) in Acme"]
+    assert [(d.name, d.source) for d in Domain.select()] == [(stored, "manual")]
+
+
+def test_adding_a_domain_its_reports_introduced_makes_it_both(rua, acme):
+    make_domain(acme, name="example.com", source="auto")
+    ok(rua("domain", "add", "Acme", "EXAMPLE.com"))
+    assert [(d.name, d.source) for d in Domain.select()] == [("example.com", "both")]
+
+
+@pytest.mark.parametrize("source", ["manual", "both"])
+def test_adding_a_domain_twice_is_refused(rua, acme, source):
+    make_domain(acme, name="example.com", source=source)
+    assert_refused(rua("domain", "add", "Acme", "example.com"), "already monitored by Acme")
+    assert [d.source for d in Domain.select()] == [source]
+
+
+@pytest.mark.parametrize("name", ["exa mple.com", "localhost", "bad-.example", "192.0.2.1", "a..b"])
+def test_domain_add_refuses_an_invalid_name(rua, acme, name):
+    assert_refused(rua("domain", "add", "Acme", name), "invalid domain name")
+    assert Domain.select().count() == 0
+
+
+def test_domain_add_refuses_an_unknown_org(rua):
+    assert_refused(rua("domain", "add", "Nobody", "example.com"), "no organization 'Nobody'")
+
+
+def test_the_same_domain_may_be_monitored_by_two_organizations(rua, acme):
+    make_domain(make_org("Beta"), name="example.com")
+    ok(rua("domain", "add", "Acme", "example.com"))
+    assert Domain.select().count() == 2
+
+
+def test_domain_list_shows_name_source_and_state(rua, acme):
+    make_domain(acme, name="b.example", source="auto", dmarc_state="verified")
+    make_domain(acme, name="a.example")
+    make_domain(make_org("Beta"), name="c.example")
+    assert [line.split() for line in ok(rua("domain", "list", "Acme"))] == [
+        ["a.example", "manual", "pending"], ["b.example", "auto", "verified"]]
+
+
+@pytest.mark.parametrize("source", ["manual", "auto"])
+def test_domain_remove_deletes_a_single_source_domain(rua, acme, source):
+    make_domain(acme, name="example.com", source=source)
+    assert ok(rua("domain", "remove", "Acme", "Example.com")) == ["removed example.com from Acme"]
+    assert Domain.select().count() == 0
+
+
+def test_removing_a_both_domain_leaves_it_as_auto(rua, acme):
+    make_domain(acme, name="example.com", source="both")
+    ok(rua("domain", "remove", "Acme", "example.com"))
+    assert [d.source for d in Domain.select()] == ["auto"]
+
+
+def test_removing_an_unmonitored_domain_is_refused(rua, acme):
+    make_domain(make_org("Beta"), name="example.com")
+    assert_refused(rua("domain", "remove", "Acme", "example.com"), "Acme does not monitor example.com")
+    assert Domain.select().count() == 1
