@@ -35,8 +35,8 @@ class Sender:
 
     kind: "unknown" (not identified), "service" (a recognised sending service such as an ESP),
     "forwarder" (a known forwarding or mailing-list host). reputation: "unknown", "clean",
-    "suspicious" or "malicious" (from DNSBL checks). Until sender identification exists every
-    record is classified with UNKNOWN_SENDER.
+    "suspicious" or "malicious" (from DNSBL checks). Storing builds one from the org's Source row
+    for the IP (service_slug -> "service", abuse_status -> reputation); no row: UNKNOWN_SENDER.
     """
     kind: str = "unknown"
     reputation: str = "unknown"

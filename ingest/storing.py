@@ -8,22 +8,12 @@ from datetime import date, timedelta
 from peewee import IntegrityError
 
 from ingest import rollups, routing
-from ingest.bulk import insert_rows
-from ingest.alignment import failure_summary, record_alignment
-from ingest.classify import UNKNOWN_SENDER, classify
 from ingest.model import ParsedReport, ReportError
+from ingest.record_writer import MAX_SELECTORS, RecordWriter
 from store import db
 from store.clock import from_epoch, utcnow
 from store.domain_names import InvalidDomain, normalize
-from store.models import Domain, Organization, Record, Report
-
-BATCH = 500
-MAX_COUNT = 2**62          # per record and in total: far above any real report, inside BIGINT
-MAX_SELECTORS = 100        # per domain: enough for any real signer, bounded against hostile input
-_RECORD_FIELDS = ("report", "org", "ordinal", "source_ip", "count", "disposition", "dkim", "spf",
-                  "reasons", "envelope_to", "envelope_from", "header_from", "auth_dkim",
-                  "auth_spf", "alignment", "classification")
-_SUMMARY_KEYS = ("spf_only", "dkim_only", "both", "total")
+from store.models import Domain, Organization, Report
 
 
 @dataclass
@@ -86,74 +76,23 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at) 
         aspf=meta.aspf, p=meta.p, sp=meta.sp, np=meta.np, pct=meta.pct, fo=meta.fo,
         testing=meta.testing, psd=meta.psd, discovery_method=meta.discovery_method,
         received_at=received_at)))
-    tally, selectors = rollups.Tally(), set()
-    totals = _store_records(parsed, report, domain, tally, selectors, warnings)
-    report.record_count, report.total_messages, report.compliant_messages, summary = totals
-    report.compliance_rate = (round(100.0 * report.compliant_messages / report.total_messages, 2)
-                              if report.total_messages else 0.0)
-    report.failure_summary = summary
-    report.parse_warnings = (list(parsed.warnings) + warnings) or None
+    writer = RecordWriter(report, domain, lambda model, values: _fit(model, warnings, values))
+    writer.write_all(parsed.records)
+    report.record_count = writer.records
+    report.total_messages, report.compliant_messages = writer.messages, writer.compliant
+    report.compliance_rate = (round(100.0 * writer.compliant / writer.messages, 2)
+                              if writer.messages else 0.0)
+    report.failure_summary = writer.summary
+    report.parse_warnings = (list(parsed.warnings) + warnings) or None   # complete only now
     report.save()
-    rollups.save_daily(org.id, domain, days[2], tally)
+    rollups.save_daily(org.id, domain, days[2], writer.tally)
     policy = {"policy_p": report.p, "policy_pct": report.pct, "policy_testing": report.testing}
     rollups.save_domain_day(org.id, domain, days[2], report.total_messages, policy,
                             meta.date_end)
-    _monitor(org, domain, selectors)
+    _monitor(org, domain, writer.selectors)
     (Organization.update(dirty_since=utcnow())
      .where(Organization.id == org.id, Organization.dirty_since.is_null()).execute())
     return report
-
-
-def _store_records(parsed, report, domain, tally, selectors, warnings):
-    """Insert records in batches as they stream; (records, messages, compliant, failure_summary)."""
-    meta, fields = parsed.meta, [getattr(Record, name) for name in _RECORD_FIELDS]
-    summary = dict.fromkeys(_SUMMARY_KEYS, 0)
-    batch, rows, ordinal, messages, compliant = [], [], 0, 0, 0
-    for record in parsed.records:
-        if not 0 <= record.count <= MAX_COUNT:
-            raise ReportError(f"record {ordinal + 1}: count {record.count} is out of range")
-        alignment = record_alignment(record, meta.adkim, meta.aspf)
-        verdict = classify(record, alignment, UNKNOWN_SENDER)
-        values = _fit(Record, warnings, dict(
-            source_ip=record.source_ip, disposition=record.disposition, dkim=record.dkim,
-            spf=record.spf, envelope_to=record.envelope_to, envelope_from=record.envelope_from,
-            header_from=record.header_from))
-        rows.append((report.id, report.org_id, ordinal, values["source_ip"], record.count,
-                     values["disposition"], values["dkim"], values["spf"], record.reasons,
-                     values["envelope_to"], values["envelope_from"], values["header_from"],
-                     record.auth_dkim, record.auth_spf, alignment, verdict))
-        tally.add(values["source_ip"], record.count, record.dkim, record.spf, verdict)
-        _collect_selectors(record.auth_dkim, domain, selectors)
-        messages += record.count
-        if record.dkim == "pass" or record.spf == "pass":
-            compliant += record.count
-        if messages > MAX_COUNT:
-            raise ReportError("message counts add up beyond any real report")
-        ordinal += 1
-        batch.append(record)
-        if len(rows) >= BATCH:
-            _flush(rows, fields, batch, summary)
-            rows, batch = [], []
-    if rows:
-        _flush(rows, fields, batch, summary)
-    if not ordinal:
-        raise ReportError("the report holds no <record>")
-    return ordinal, messages, compliant, summary
-
-
-def _flush(rows, fields, batch, summary):
-    insert_rows(Record, fields, rows)
-    for name, value in failure_summary(batch).items():
-        summary[name] = summary.get(name, 0) + value
-
-
-def _collect_selectors(auth_dkim, domain, selectors: set):
-    """Selectors of signatures made with the policy domain itself (d= exactly the domain)."""
-    for entry in auth_dkim or ():
-        selector = (entry.get("Selector") or "").strip().lower()
-        if (selector and len(selector) <= 253 and len(selectors) < MAX_SELECTORS
-                and (entry.get("Domain") or "").strip().lower().rstrip(".") == domain):
-            selectors.add(selector)
 
 
 def _monitor(org, domain: str, selectors: set):

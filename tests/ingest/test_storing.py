@@ -10,7 +10,7 @@ from peewee import fn
 from ingest.model import ReportError
 from ingest.storing import store_report, window_days
 from store.clock import to_epoch
-from store.models import DailyRollup, Domain, DomainDay, Organization, Record, Report
+from store.models import DailyRollup, Domain, DomainDay, Organization, Record, Report, Source
 from tests.factories import make_domain, make_org, make_record, make_report, parsed_report
 
 DAY = to_epoch(dt.datetime(2024, 3, 5))
@@ -370,3 +370,24 @@ def test_the_same_report_stored_twice_at_once_is_kept_once(database):
     assert outcomes == {"first": "stored", "second": "duplicate"}
     assert stored_counts()[:2] == (1, 600)
     assert DailyRollup.select(fn.SUM(DailyRollup.messages)).scalar() == 600
+
+
+def test_what_enrichment_knows_of_a_source_shapes_its_classification(database):
+    org = make_org()
+    seen = dt.datetime(2024, 3, 1)
+    Source.create(org=org, ip="192.0.2.10", first_seen=seen, last_seen=seen,
+                  service_slug="mailchimp", abuse_status="clean")
+    Source.create(org=org, ip="192.0.2.11", first_seen=seen, last_seen=seen,
+                  abuse_status="malicious")
+    unsigned = {"dkim": "fail", "spf": "fail", "auth_dkim": None,
+                "auth_spf": [{"Domain": "esp.example", "Scope": "mfrom", "Result": "pass",
+                              "HumanResult": ""}]}
+    broken_key = {"dkim": "fail", "spf": "fail", "auth_spf": None,
+                  "auth_dkim": [{"Domain": "example.com", "Selector": "s", "Result": "permerror",
+                                 "HumanResult": ""}]}
+    make_report(org, records=[{"source_ip": "192.0.2.10", **unsigned},
+                              {"source_ip": "192.0.2.12", **unsigned},
+                              {"source_ip": "192.0.2.11", **broken_key},
+                              {"source_ip": "192.0.2.12", **broken_key}])
+    verdicts = [r.classification for r in Record.select().order_by(Record.ordinal)]
+    assert verdicts == ["needs_review", "suspicious", "suspicious", "needs_review"]

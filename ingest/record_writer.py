@@ -1,0 +1,84 @@
+"""A report's records, written as they stream: aligned, classified and inserted 500 at a time."""
+from __future__ import annotations
+
+from ingest.alignment import failure_summary, record_alignment
+from ingest.bulk import insert_rows
+from ingest.classify import REPUTATIONS, UNKNOWN_SENDER, Sender, classify
+from ingest.model import ReportError
+from ingest.rollups import Tally
+from store.models import Record, Source
+
+BATCH = 500
+MAX_COUNT = 2**62          # per record and in total: far above any real report, inside BIGINT
+MAX_SELECTORS = 100        # per domain: enough for any real signer, bounded against hostile input
+_FIELDS = ("report", "org", "ordinal", "source_ip", "count", "disposition", "dkim", "spf",
+           "reasons", "envelope_to", "envelope_from", "header_from", "auth_dkim", "auth_spf",
+           "alignment", "classification")
+_TEXT = ("source_ip", "disposition", "dkim", "spf", "envelope_to", "envelope_from", "header_from")
+
+
+class RecordWriter:
+    """Counts, per-IP sums and DKIM selectors of one report, gathered while its records go in."""
+
+    def __init__(self, report, domain: str, fit):
+        self.report, self.domain, self.fit = report, domain, fit
+        self.fields = [getattr(Record, name) for name in _FIELDS]
+        self.tally, self.selectors = Tally(), set()
+        self.summary = {"spf_only": 0, "dkim_only": 0, "both": 0, "total": 0}
+        self.records = self.messages = self.compliant = 0
+        self.pending = []
+
+    def write_all(self, records):
+        for record in records:
+            if not 0 <= record.count <= MAX_COUNT:
+                raise ReportError(f"record {self.records + 1}: count {record.count} is out of range")
+            self.records += 1
+            self.messages += record.count
+            if self.messages > MAX_COUNT:
+                raise ReportError("message counts add up beyond any real report")
+            self.pending.append(record)
+            if len(self.pending) >= BATCH:
+                self.flush()
+        self.flush()
+        if not self.records:
+            raise ReportError("the report holds no <record>")
+
+    def flush(self):
+        if not self.pending:
+            return
+        report, start = self.report, self.records - len(self.pending)
+        senders = known_senders(report.org_id, {r.source_ip for r in self.pending})
+        rows = []
+        for ordinal, record in enumerate(self.pending, start):
+            alignment = record_alignment(record, report.adkim, report.aspf)
+            verdict = classify(record, alignment, senders.get(record.source_ip, UNKNOWN_SENDER))
+            text = self.fit(Record, {name: getattr(record, name) for name in _TEXT})
+            rows.append((report.id, report.org_id, ordinal, text["source_ip"], record.count,
+                         text["disposition"], text["dkim"], text["spf"], record.reasons,
+                         text["envelope_to"], text["envelope_from"], text["header_from"],
+                         record.auth_dkim, record.auth_spf, alignment, verdict))
+            self.tally.add(text["source_ip"], record.count, record.dkim, record.spf, verdict)
+            if record.dkim == "pass" or record.spf == "pass":
+                self.compliant += record.count
+            self._collect_selectors(record.auth_dkim)
+        insert_rows(Record, self.fields, rows)
+        for name, value in failure_summary(self.pending).items():
+            self.summary[name] = self.summary.get(name, 0) + value
+        self.pending = []
+
+    def _collect_selectors(self, auth_dkim):
+        """Selectors of signatures made with the policy domain itself (d= exactly the domain)."""
+        for entry in auth_dkim or ():
+            selector = (entry.get("Selector") or "").strip().lower()
+            if (selector and len(selector) <= 253 and len(self.selectors) < MAX_SELECTORS
+                    and (entry.get("Domain") or "").strip().lower().rstrip(".") == self.domain):
+                self.selectors.add(selector)
+
+
+def known_senders(org_id: str, ips) -> dict[str, Sender]:
+    """What enrichment has recorded of these IPs (Source rows); an IP not there is unknown."""
+    rows = (Source.select(Source.ip, Source.service_slug, Source.abuse_status)
+            .where(Source.org == org_id, Source.ip.in_(sorted(ips))).tuples())
+    return {ip: Sender("service" if slug else "unknown",
+                       status if status in REPUTATIONS else "unknown")
+            for ip, slug, status in rows}
