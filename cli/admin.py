@@ -132,6 +132,8 @@ def _org_name(text: str) -> str:
         fail("an organization name cannot be empty")
     if len(name) > MAX_ORG_NAME:
         fail(f"an organization name has at most {MAX_ORG_NAME} characters")
+    if not name.isprintable():
+        fail("an organization name cannot contain control characters such as a line break")
     if normalize_ulid(name):
         # Commands accept an id or a name for ORG: a name shaped like an id would be ambiguous.
         fail(f"{name!r} looks like an organization id; choose another name")

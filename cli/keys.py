@@ -39,6 +39,8 @@ def key_create(config, org_ref, email, name, scope, expires):
     name = name.strip()
     if len(name) > MAX_NAME:
         fail(f"a key name has at most {MAX_NAME} characters")
+    if not name.isprintable():
+        fail("a key name cannot contain control characters such as a line break")
     expires_at = _expiry(expires)
     plaintext = keys.new_key()
     with open_store(config) as database:

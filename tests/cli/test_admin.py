@@ -93,6 +93,7 @@ def test_org_create_defaults_to_the_free_plan(rua):
     (("New", "--plan", "gold"), "unknown plan 'gold'"),
     (("   ",), "cannot be empty"),
     (("x" * 201,), "at most 200"),
+    (("two\nlines",), "control characters"),
     (("01ARZ3NDEKTSV4RRFFQ69G5FAV",), "looks like an organization id"),
 ])
 def test_org_create_refuses_bad_input(rua, args, fragment):

@@ -64,6 +64,7 @@ def test_key_create_for_an_org_without_api_access_warns(rua, acme):
     (("Acme", "--member", "ana@example.com", "--expires", "2099-02-30"), "not a date"),
     (("Acme", "--member", "ana@example.com", "--expires", "2020-01-01"), "not in the future"),
     (("Acme", "--member", "ana@example.com", "--name", "n" * 201), "at most 200"),
+    (("Acme", "--member", "ana@example.com", "--name", "tab\there"), "control characters"),
 ])
 def test_key_create_refuses_bad_input_and_writes_nothing(rua, acme, args, fragment):
     make_org("Beta")
