@@ -13,7 +13,7 @@ from peewee import Case, fn
 
 from store import db, is_postgres
 from store.clock import from_epoch
-from store.models import ApiKey, Event, KeyHits, Usage
+from store.models import Event, KeyHits, Usage
 
 HOUR = 3600
 UNCAPPED = 2**31 - 1          # fits the INTEGER columns; never reached within one hour
@@ -42,6 +42,41 @@ ON CONFLICT (org_id, key_id, hour) DO UPDATE
 SET allowed = "usage".allowed + excluded.allowed, rejected = "usage".rejected + excluded.rejected,
     heavy = "usage".heavy + excluded.heavy, last_at = excluded.last_at
 RETURNING allowed, heavy, allowed + rejected"""
+# Postgres runs the whole allowed path as one statement: data-modifying CTEs, each upsert
+# conditional under its row lock. Columns: hit (1 when the abuse window took the request),
+# allowed and heavy of the organization's hour (NULL when refused; the key's row then counts
+# it as rejected and _refusal completes the bookkeeping).
+_PG_ADMIT = """
+WITH before AS (
+  SELECT COALESCE(SUM(hits), 0) AS n FROM key_hits
+  WHERE key_id = %(key)s AND second > %(from)s AND second < %(now)s
+), hit AS (
+  INSERT INTO key_hits (key_id, second, hits)
+  SELECT %(key)s, %(now)s, 1 FROM before WHERE before.n < %(abuse)s
+  ON CONFLICT (key_id, second) DO UPDATE SET hits = key_hits.hits + 1
+  WHERE key_hits.hits + (SELECT n FROM before) < %(abuse)s
+  RETURNING hits
+), org AS (
+  INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at)
+  SELECT %(org)s, '', %(hour)s, 1, 0, %(weight)s, %(now)s WHERE EXISTS (SELECT 1 FROM hit)
+  ON CONFLICT (org_id, key_id, hour) DO UPDATE
+  SET allowed = "usage".allowed + 1, heavy = "usage".heavy + excluded.heavy
+  WHERE "usage".allowed < %(limit)s AND "usage".heavy + excluded.heavy <= %(heavy_limit)s
+  RETURNING allowed, heavy
+), counted AS (
+  SELECT COUNT(*) AS ok FROM org
+), keyed AS (
+  INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at)
+  SELECT %(org)s, %(key)s, %(hour)s, ok, 1 - ok, %(weight)s * ok, %(now)s FROM counted
+  ON CONFLICT (org_id, key_id, hour) DO UPDATE
+  SET allowed = "usage".allowed + excluded.allowed, rejected = "usage".rejected + excluded.rejected,
+      heavy = "usage".heavy + excluded.heavy, last_at = excluded.last_at
+  RETURNING 1
+)
+SELECT (SELECT COUNT(*) FROM hit), (SELECT allowed FROM org), (SELECT heavy FROM org)
+FROM (SELECT COUNT(*) FROM keyed) AS done,
+     -- This statement's own commit need not wait for the disk (a crash may lose a few counts).
+     (SELECT set_config('synchronous_commit', 'off', true)) AS async"""
 _UNHIT = "UPDATE key_hits SET hits = hits - 1 WHERE key_id = {p} AND second = {p}"
 _WINDOW = "SELECT second, hits FROM key_hits WHERE key_id = {p} AND second > {p} ORDER BY second"
 
@@ -87,11 +122,10 @@ def _one(sql: str, params) -> tuple | None:
     return db.execute_sql(_sql(sql), params).fetchone()
 
 
-def _transaction():
-    """One short write transaction; SQLite takes its write lock up front so it waits, not fails."""
-    if is_postgres():
-        return db.atomic()
-    return db.obj.atomic("IMMEDIATE")
+def _writing():
+    """A write transaction. SQLite takes its write lock at BEGIN, so a busy lock is waited for;
+    a deferred transaction that read first could only fail with "database is locked"."""
+    return db.atomic() if is_postgres() else db.obj.atomic("IMMEDIATE")
 
 
 def _hit(key_id: str, now: int, abuse: Abuse) -> bool:
@@ -108,40 +142,46 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
     hour, weight = hour_of(now), int(heavy)
     limit = UNCAPPED if limit is None else limit
     heavy_limit = UNCAPPED if heavy_limit is None else heavy_limit
-    with _transaction():
-        if is_postgres():
-            # A crash may lose the last few counts; a commit need not wait for the disk.
-            db.execute_sql("SET LOCAL synchronous_commit TO OFF")
-        if not _hit(key_id, now, abuse):
-            tally = _refuse(org_id, hour, now, "abuse", weight=0)
-            wait = abuse_wait(db.execute_sql(_sql(_WINDOW), (key_id, now - abuse.window)).fetchall(),
-                              now, abuse)
-            tally = Tally("abuse", tally.used, tally.heavy_used, wait)
-        else:
-            row = _one(_ALLOW, (org_id, hour, weight, now, limit, heavy_limit))
-            if row is not None:
-                tally = Tally("allowed", row[0], row[1])
-            else:
-                # A request refused for quota does not extend the abuse window.
-                db.execute_sql(_sql(_UNHIT), (key_id, now))
-                tally = _refuse(org_id, hour, now, "quota", weight)
-                if tally.used < limit:
-                    tally = Tally("heavy", tally.used, tally.heavy_used, tally.retry_after)
-        allowed = int(tally.allowed)
-        key_row = _one(_ADD, (org_id, key_id, hour, allowed, 1 - allowed, weight * allowed, now))
-        if key_row[2] == 1:
-            _first_of_hour(org_id, key_id, hour, now)
-    return tally
+    if is_postgres():
+        # One statement, one round trip, committed on its own (autocommit): see _PG_ADMIT.
+        hit, used, heavy_used = _one(_PG_ADMIT, {
+            "org": org_id, "key": key_id, "now": now, "from": now - abuse.window,
+            "abuse": abuse.limit, "hour": hour, "weight": weight, "limit": limit,
+            "heavy_limit": heavy_limit})
+        if used is None:
+            with _writing():
+                tally = _refusal(org_id, key_id, hour, now, limit, abuse, hit=bool(hit))
+    else:
+        with _writing():
+            hit = _hit(key_id, now, abuse)
+            row = _one(_ALLOW, (org_id, hour, weight, now, limit, heavy_limit)) if hit else None
+            used, heavy_used = row if row else (None, None)
+            if row is None:
+                tally = _refusal(org_id, key_id, hour, now, limit, abuse, hit=hit)
+            allowed = int(row is not None)
+            _one(_ADD, (org_id, key_id, hour, allowed, 1 - allowed, weight * allowed, now))
+    if used is None:
+        return tally
+    if used == 1:
+        _first_of_hour(org_id, hour, now)
+    return Tally("allowed", used, heavy_used)
 
 
-def _refuse(org_id: str, hour: int, now: int, outcome: str, weight: int) -> Tally:
-    row = _one(_ADD, (org_id, "", hour, 0, 1, 0, now))
-    return Tally(outcome, row[0], row[1], hour + HOUR - now)
+def _refusal(org_id: str, key_id: str, hour: int, now: int, limit: int, abuse: Abuse, *,
+             hit: bool) -> Tally:
+    """Count a refused request on the organization's row; say which limit refused it."""
+    if hit:
+        # Refused for quota: it must not extend the abuse window it was counted in.
+        db.execute_sql(_sql(_UNHIT), (key_id, now))
+    used, heavy_used, _ = _one(_ADD, (org_id, "", hour, 0, 1, 0, now))
+    if not hit:
+        window = db.execute_sql(_sql(_WINDOW), (key_id, now - abuse.window)).fetchall()
+        return Tally("abuse", used, heavy_used, abuse_wait(window, now, abuse))
+    return Tally("quota" if used >= limit else "heavy", used, heavy_used, hour + HOUR - now)
 
 
-def _first_of_hour(org_id: str, key_id: str, hour: int, now: int) -> None:
-    """Once per key and hour: note last use on the key, drop abuse rows and usage past 90 days."""
-    ApiKey.update(last_used_at=from_epoch(now)).where(ApiKey.id == key_id).execute()
+def _first_of_hour(org_id: str, hour: int, now: int) -> None:
+    """Once per organization and hour: drop abuse rows past use and usage older than the chart."""
     KeyHits.delete().where(KeyHits.second < now - HOUR).execute()
     Usage.delete().where((Usage.org == org_id) & (Usage.hour < hour - KEEP_HOURS * HOUR)).execute()
 
@@ -149,10 +189,9 @@ def _first_of_hour(org_id: str, key_id: str, hour: int, now: int) -> None:
 def peek(org_id: str, key_id: str, now: int, *, abuse: Abuse = Abuse()) -> Tally:
     """Abuse control only, for the one request the quota does not count (the usage endpoint)."""
     hour = hour_of(now)
-    with _transaction():
-        admitted = _hit(key_id, now, abuse)
-        wait = 0 if admitted else abuse_wait(
-            db.execute_sql(_sql(_WINDOW), (key_id, now - abuse.window)).fetchall(), now, abuse)
+    admitted = _hit(key_id, now, abuse)
+    wait = 0 if admitted else abuse_wait(
+        db.execute_sql(_sql(_WINDOW), (key_id, now - abuse.window)).fetchall(), now, abuse)
     used, _rejected, heavy_used = hour_counts(org_id, hour)
     return Tally("allowed" if admitted else "abuse", used, heavy_used, wait)
 
@@ -168,7 +207,7 @@ def hour_counts(org_id: str, hour: int) -> tuple[int, int, int]:
 def record_near_cap(org_id: str, now: int, limit: int) -> bool:
     """Store the quota_near_cap event of this hour, once; True when it was new."""
     key = f"quota_near_cap:{hour_of(now)}"
-    with db.atomic():
+    with _writing():
         if Event.select().where((Event.org == org_id) & (Event.dedupe_key == key)).exists():
             return False
         Event.create(org=org_id, type="quota_near_cap", severity="warning",

@@ -23,6 +23,11 @@ RESOURCES = (
     "statistics",
     "top_sources",
     "enums",
+    "dashboard",
+    "scores",
+    "trends",
+    "health",
+    "usage",
     "openapi",
     "catalog",
 )

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from flask import current_app, g, request
 
+from webapp import quota
+
 
 def public(view):
     """Mark a view that needs no key (the OpenAPI document, the API catalog)."""
@@ -17,4 +19,5 @@ def gatekeep():
     app = current_app
     g.now = app.config["RUA_CLOCK"]()
     g.principal = app.extensions["rua.auth"].authenticate(request.headers.get("Authorization"), g.now)
-    # Metering (webapp.quota) follows here; the permission check (403) is the view's `requires`.
+    # Metering follows at once; the permission check (403) is the view's `requires`.
+    quota.gate()

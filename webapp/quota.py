@@ -1,0 +1,139 @@
+"""Plans and their hourly quotas: meter each authenticated request, refuse when spent, say so in headers.
+
+The counting itself lives in store.usage (one short transaction of conditional upserts, exact
+across workers and hosts); this module knows the plans, the 429s and the header formats.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from flask import after_this_request, g, request
+
+from store import usage
+from store.clock import to_epoch
+from webapp.errors import ApiError
+
+NEAR_CAP = 10                        # percent of the hour left at or below which it is near_cap
+HEAVY_RULE = re.compile(r"/domains/<[^>]+>/health$")
+UNCOUNTED_RULE = re.compile(r"/api-keys/usage$")
+
+
+@dataclass(frozen=True)
+class Plan:
+    hourly: int | None               # requests per clock hour; None: no cap
+    heavy: int | None                # heavy-route requests per clock hour
+
+    @property
+    def capped(self) -> bool:
+        return self.hourly is not None
+
+
+PLANS = {
+    "free": Plan(1_000, 60),
+    "team": Plan(10_000, 600),
+    "unlimited": Plan(None, None),
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Where the organization stands after this request, and whether it may proceed."""
+    plan: Plan
+    tally: usage.Tally
+    now: int                         # epoch seconds
+    heavy: bool                      # the request was on the heavy route
+
+    @property
+    def reset(self) -> int:
+        return usage.hour_of(self.now) + usage.HOUR
+
+    @property
+    def remaining(self) -> int:
+        return max(self.plan.hourly - self.tally.used, 0) if self.plan.capped else -1
+
+    @property
+    def heavy_remaining(self) -> int:
+        return max(self.plan.heavy - self.tally.heavy_used, 0) if self.plan.capped else -1
+
+
+def plan_of(name: str) -> Plan:
+    """The organization's plan; 503 plan_unavailable when its name is not one we know."""
+    plan = PLANS.get(name)
+    if plan is None:
+        raise ApiError(503, "plan_unavailable", headers={"Retry-After": "1"})
+    return plan
+
+
+def near_cap(remaining: int, limit: int) -> bool:
+    return limit > 0 and 0 <= remaining * 100 <= limit * NEAR_CAP
+
+
+def crossed_near_cap(verdict: Verdict) -> bool:
+    """True for the one allowed request of the hour that leaves it just near_cap."""
+    limit, left = verdict.plan.hourly, verdict.remaining
+    return (verdict.tally.allowed and verdict.plan.capped
+            and near_cap(left, limit) and not near_cap(left + 1, limit))
+
+
+def meter(principal, now: datetime, *, heavy: bool = False, counted: bool = True) -> Verdict:
+    """Count one request of the principal's organization and key (or only abuse-check it)."""
+    plan, epoch = plan_of(principal.plan), to_epoch(now)
+    if counted:
+        tally = usage.admit(principal.org_id, principal.key_id, epoch, limit=plan.hourly,
+                            heavy_limit=plan.heavy, heavy=heavy)
+    else:
+        tally = usage.peek(principal.org_id, principal.key_id, epoch)
+    verdict = Verdict(plan, tally, epoch, heavy)
+    if crossed_near_cap(verdict):
+        usage.record_near_cap(principal.org_id, epoch, plan.hourly)
+    return verdict
+
+
+def headers(verdict: Verdict) -> dict[str, str]:
+    """X-RateLimit-* and the IETF RateLimit-Policy / RateLimit fields; none on an uncapped plan."""
+    plan = verdict.plan
+    if not plan.capped:
+        return {}
+    left = verdict.reset - verdict.now
+    policy = [f'"hourly";q={plan.hourly};w={usage.HOUR}']
+    state = [f'"hourly";r={verdict.remaining};t={left}']
+    if verdict.heavy:
+        policy.append(f'"heavy";q={plan.heavy};w={usage.HOUR}')
+        state.append(f'"heavy";r={verdict.heavy_remaining};t={left}')
+    return {
+        "X-RateLimit-Limit": str(plan.hourly),
+        "X-RateLimit-Remaining": str(verdict.remaining),
+        "X-RateLimit-Reset": str(verdict.reset),
+        "RateLimit-Policy": ", ".join(policy),
+        "RateLimit": ", ".join(state),
+    }
+
+
+def refusal(verdict: Verdict) -> ApiError | None:
+    """The 429 for a refused request: rate_limited (abuse) or quota_exceeded (hour or heavy)."""
+    tally = verdict.tally
+    if tally.allowed:
+        return None
+    code = "rate_limited" if tally.outcome == "abuse" else "quota_exceeded"
+    return ApiError(429, code, headers={"Retry-After": str(max(tally.retry_after, 1))})
+
+
+def gate() -> None:
+    """The gatekeeper's step after authentication: meter, then refuse with 429 if spent."""
+    after_this_request(add_headers)     # also runs on the 4xx answers raised from here on
+    rule = request.url_rule.rule if request.url_rule is not None else ""
+    g.quota = meter(g.principal, g.now, heavy=bool(HEAVY_RULE.search(rule)),
+                    counted=not UNCOUNTED_RULE.search(rule))
+    error = refusal(g.quota)
+    if error is not None:
+        raise error
+
+
+def add_headers(response):
+    """After the request: every metered response of a capped plan carries the quota headers."""
+    verdict = g.get("quota")
+    if verdict is not None:
+        response.headers.update(headers(verdict))
+    return response
