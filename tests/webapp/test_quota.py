@@ -1,14 +1,15 @@
 """Hourly quota, heavy budget and abuse control as clients see them: statuses and headers."""
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 
 import pytest
 
-from store import usage
+from store import is_postgres, usage
 from store.clock import to_epoch
 from store.models import Event, Usage
-from tests.factories import make_key, make_org, make_usage
+from tests.factories import make_domain, make_key, make_org, make_usage
 from tests.webapp.helpers import assert_error, get
 from webapp import quota
 from webapp.errors import ApiError
@@ -164,3 +165,49 @@ def test_an_organization_whose_plan_cannot_be_resolved_gets_503(client, clock):
     clock.now = NOON
     _, plaintext = make_key(make_org(plan="legacy"))
     assert_error(get(client, "/api-keys/usage", plaintext), 503, "plan_unavailable")
+
+
+def test_a_heavy_request_costs_one_of_the_hour_and_one_of_the_heavy_budget(client, free_key):
+    row, plaintext = free_key
+    make_domain(row.org, "example.com")
+    resp = get(client, "/domains/example.com/health", plaintext)
+    assert resp.headers["RateLimit-Policy"] == '"hourly";q=1000;w=3600, "heavy";q=60;w=3600'
+    assert resp.headers["RateLimit"] == '"hourly";r=999;t=3600, "heavy";r=59;t=3600'
+    assert resp.headers["X-RateLimit-Remaining"] == "999"
+
+
+def test_a_spent_heavy_budget_refuses_the_heavy_route_only(client, free_key):
+    row, plaintext = free_key
+    make_domain(row.org, "example.com")
+    make_usage(row.org, hour=to_epoch(NOON), allowed=100, heavy=60)
+    refused = get(client, "/domains/example.com/health", plaintext)
+    assert_error(refused, 429, "quota_exceeded")
+    assert refused.headers["Retry-After"] == "3600"
+    assert refused.headers["RateLimit"] == '"hourly";r=900;t=3600, "heavy";r=0;t=3600'
+    served = get(client, "/enums", plaintext)
+    assert (served.status_code, served.headers["X-RateLimit-Remaining"]) == (200, "899")
+
+
+class _Statements(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.sql = []
+
+    def emit(self, record):
+        if record.name == "peewee":
+            self.sql.append(str(record.msg[0]))
+
+
+def test_an_allowed_request_meters_in_one_statement_on_postgres_three_on_sqlite(client, free_key):
+    get(client, "/enums", free_key[1])          # the hour's first request also prunes
+    logger, handler = logging.getLogger("peewee"), _Statements()
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        get(client, "/enums", free_key[1])
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    metering = [sql for sql in handler.sql if "usage" in sql or "key_hits" in sql]
+    assert len(metering) == (1 if is_postgres() else 3)
