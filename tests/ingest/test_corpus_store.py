@@ -1,11 +1,16 @@
 """The real-world corpus (RUA_CORPUS): every good file stored, every broken one refused alone."""
+import json
 import re
 
 import pytest
+from click.testing import CliRunner
+
+from cli import main
 
 from ingest.files import iter_documents
 from ingest.model import Document
 from ingest.pipeline import ingest_paths
+from store import db
 from store.models import Record, Report
 from tests.factories import make_org
 
@@ -48,13 +53,20 @@ def test_every_good_corpus_file_is_stored_with_the_counts_its_xml_holds(database
         assert Record.select().where(Record.org == org).count() == records, path
 
 
-def test_the_whole_corpus_in_one_batch_stores_each_report_once(database, config, corpus_dir):
-    org = make_org()
-    results = list(ingest_paths([str(corpus_dir / "aggregate")], config=config, org=org))
-    assert {r.status for r in results} <= {"stored", "duplicate"}
-    stored = [r for result in results for r in result.reports if r["status"] == "stored"]
+def test_rua_ingest_of_the_whole_corpus_stores_each_report_once(database, config, corpus_dir):
+    make_org("corpus-test")
+    result = CliRunner().invoke(main, ["ingest", "--org", "corpus-test", "--format", "json",
+                                       str(corpus_dir / "aggregate")],
+                                env={"RUA_DATABASE_URL": config.database_url})
+    db.initialize(database)   # the command pointed the shared proxy at its own connection
+    assert result.exit_code == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(lines) == len(files(corpus_dir / "aggregate"))
+    assert {line["status"] for line in lines} == {"stored", "duplicate"}
+    stored = [r for line in lines for r in line["reports"] if r["status"] == "stored"]
     assert Report.select().count() == len(stored) == len({r["id"] for r in stored})
     assert sum(r.total_messages for r in Report.select()) == sum(r["messages"] for r in stored)
+    assert f"{len(lines)} files: {len(stored)} reports stored" in result.stderr
 
 
 @pytest.mark.parametrize("lenient", [False, True], ids=["broken", "element-order"])
