@@ -6,7 +6,6 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-
 from ingest.files import iter_documents
 from ingest.model import Document
 from ingest.pipeline import ingest_paths
