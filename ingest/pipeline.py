@@ -29,7 +29,9 @@ class FileResult:
     refusals: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"path": self.path, "status": self.status, "error": self.error,
+        """The JSON shape; a file name that is not UTF-8 is shown with replacement characters."""
+        return {"path": _printable(self.path), "status": self.status,
+                "error": None if self.error is None else _printable(self.error),
                 "reports": self.reports}
 
     def settle(self):
@@ -117,6 +119,10 @@ def _ingest_one(item, result: FileResult, org) -> str:
 
 def _naming(origin: str, message: str) -> str:
     return message if message.startswith(origin) else f"{origin}: {message}"
+
+
+def _printable(text: str) -> str:
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _one_line(exc: Exception) -> str:

@@ -1,10 +1,13 @@
 """A batch of inputs: one result per file, bad members never costing the good ones."""
 import hashlib
+import os
+import pathlib
 
 import pytest
 
 from ingest.pipeline import ingest_paths
 from ingest.routing import UnknownOrganization
+from store.encoding import dumps, loads
 from store.models import Record, Report
 from tests.factories import make_domain, make_org
 from tests.ingest import xmlbuild
@@ -147,3 +150,11 @@ def test_an_unknown_org_stops_the_batch_before_any_input_is_read(database, confi
     with pytest.raises(UnknownOrganization, match="Nobody"):
         run([path], config, org="Nobody")
     assert Report.select().count() == 0
+
+
+def test_a_file_name_that_is_not_utf8_still_gives_a_json_result(org, config, tmp_path):
+    path = os.fsdecode(os.fsencode(str(tmp_path)) + b"/r\xff.xml")
+    write(pathlib.Path(path), xmlbuild.report_bytes())
+    [result] = run([path], config)
+    shown = loads(dumps(result.as_dict()))
+    assert result.status == "stored" and shown["path"].endswith("/r\ufffd.xml")
