@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.generation import GenerationMode
 
 from store.clock import utcnow
+from store.models import Source
 from tests.factories import make_domain, make_report
 from tests.test_contract import DOC, NOT_YET_BUILT
 
@@ -47,6 +48,13 @@ def api_schema(app, org, key):
                                       "spf": "fail"}], p="reject")
     make_report(org, "mail.example.org", [{"source_ip": "2001:db8::25", "count": 3, "spf": "fail"}],
                 org_name="other-reporter.example")
+    forwarded = {"source_ip": "203.0.113.9", "count": 5, "dkim": "fail", "spf": "fail",
+                 "reasons": [{"Type": "mailing_list", "Comment": "list"}]}
+    make_report(org, "example.com", [forwarded], warnings=["The report names no contact address."],
+                org_name="=formula.example")
+    # A recognised sender, so optional service fields appear in the answers too.
+    Source.create(org=org, ip="198.51.100.7", first_seen=utcnow(), last_seen=utcnow(),
+                  service_name="Example Mailer", service_slug="example-mailer", service_icon="mail")
     return schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
 
 
