@@ -127,8 +127,9 @@ def build(path: pathlib.Path, records: int):
         db_file.executemany(
             f"INSERT INTO {DailyRollup._meta.table_name} ({','.join(rollup_cols)}) "
             f"VALUES ({','.join('?' * len(rollup_cols))})",
+            # Day by day, as reports arrive: a day's rows lie together, as ingest writes them.
             ((org.id, d, day.isoformat(), ip, *v[:5], min(v[5], domain_days[(d, day)][0]))
-             for (d, day, ip), v in rollup.items()))
+             for (d, day, ip), v in sorted(rollup.items(), key=lambda kv: kv[0][1])))
     with database.connection_context(), database.atomic():
         rows = [dict(org=org.id, domain=d, day=day, reports=v[0], messages=v[1], policy_p=v[2])
                 for (d, day), v in domain_days.items()]

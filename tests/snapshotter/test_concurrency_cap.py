@@ -1,0 +1,146 @@
+"""The overview concurrency cap under a real gunicorn of 4 workers: slots are shared by processes."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date, timedelta
+
+import pytest
+
+from snapshotter import locks
+from store import db, snapshots
+from store.models import DailyRollup, DomainDay, Snapshot
+from tests.factories import make_key, make_org
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CONF = ROOT / "deploy" / "gunicorn.conf.py"
+FREE_CAP = 2
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str, key: str, **headers) -> tuple[int, dict, bytes]:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}", **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+@pytest.fixture
+def server(config, database, tmp_path):
+    """gunicorn with 4 workers on the test's store; yields the API base URL."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
+    env.update(RUA_DATABASE_URL=config.database_url, RUA_OFFLINE="1", RUA_WORKERS="4",
+               RUA_LOCK_DIR=config.lock_dir, RUA_BIND=f"127.0.0.1:{port}", RUA_LOG_LEVEL="warning")
+    log = tmp_path / "gunicorn.log"
+    with open(log, "w") as out:
+        process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(CONF),
+                                    "--access-logfile", "/dev/null"], cwd=ROOT, env=env,
+                                   stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "gunicorn did not start listening"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/api/v1"
+        assert "Traceback" not in log.read_text()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def held(org, count, config):
+    """This test process (another runner) holds `count` of the org's overview slots."""
+    taken, release = threading.Event(), threading.Event()
+
+    def holder():
+        with db.connection_context(), contextlib.ExitStack() as stack:
+            for _ in range(count):
+                stack.enter_context(locks.slot(f"overview.{org.id}", FREE_CAP, config.lock_dir))
+            taken.set()
+            release.wait(timeout=60)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    taken.wait(timeout=30)
+    try:
+        yield
+    finally:
+        release.set()
+        thread.join()
+
+
+def test_slots_held_by_another_process_make_a_computing_request_503_busy(server, config):
+    org = make_org(plan="free")
+    key = make_key(org)[1]
+    with held(org, FREE_CAP, config):
+        status, headers, body = _get(f"{server}/dashboard/overview", key)
+        assert status == 503 and headers["Retry-After"] == "1"
+        assert json.loads(body) == {"error": "Service Unavailable", "code": "busy"}
+    with held(org, FREE_CAP - 1, config):
+        status, headers, body = _get(f"{server}/dashboard/overview", key)
+    assert status == 200 and body == snapshots.get(org.id, "overview").body
+    again = _get(f"{server}/dashboard/overview", key, **{"If-None-Match": headers["ETag"]})
+    assert again[0] == 304
+
+
+def a_year_of_rollups(org, ips=100):
+    """Rollup rows as a year of ingest leaves them: the first refresh sums them all (a long read)."""
+    today = date.today()
+    rows = [dict(org=org.id, domain="example.com", day=today - timedelta(days=n),
+                 source_ip=f"198.18.{i // 256}.{i % 256}", messages=10, compliant=9,
+                 spf_aligned_pass=9, dkim_aligned_pass=8, reports=1)
+            for n in range(365) for i in range(ips)]
+    with db.atomic():
+        for start in range(0, len(rows), 1000):
+            DailyRollup.insert_many(rows[start:start + 1000]).execute()
+        DomainDay.insert_many([dict(org=org.id, domain="example.com", day=today - timedelta(days=n),
+                                    reports=ips, messages=10 * ips, policy_p="reject")
+                               for n in range(365)]).execute()
+
+
+def test_parallel_computing_requests_beyond_the_free_cap_of_2_are_refused(server):
+    org = make_org(plan="free")
+    a_year_of_rollups(org)
+    keys = [make_key(org)[1] for _ in range(8)]
+    answers = []
+    for _wave in range(3):     # each wave finds no blob, so every request must compute
+        Snapshot.delete().where(Snapshot.org == org.id).execute()
+        barrier = threading.Barrier(8)
+
+        def ask(i):
+            barrier.wait(timeout=30)
+            return _get(f"{server}/dashboard/overview", keys[i])
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            answers += list(pool.map(ask, range(8)))
+    statuses = sorted(status for status, _, _ in answers)
+    assert set(statuses) <= {200, 503} and statuses.count(503) >= 1, statuses
+    assert statuses.count(200) >= 3
+    for status, headers, body in answers:
+        if status == 503:
+            assert headers["Retry-After"] == "1" and json.loads(body)["code"] == "busy"
+    assert len({body for status, _, body in answers if status == 200}) == 1
