@@ -7,9 +7,6 @@ derandomized, so a run is quick and repeatable.
 """
 from __future__ import annotations
 
-import itertools
-from datetime import timedelta
-
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
@@ -18,20 +15,9 @@ from schemathesis.generation import GenerationMode
 from store.clock import utcnow
 from store.models import Source
 from tests.factories import make_domain, make_report
-from tests.test_contract import DOC, NOT_YET_BUILT
+from tests.test_contract import DOC, NOT_YET_BUILT, SteppingClock
 
 EXAMPLES_PER_OPERATION = 12
-
-
-class SteppingClock:
-    """One second per reading: generated traffic stays under the 50-requests-in-10-s abuse limit."""
-
-    def __init__(self):
-        self.start = utcnow()
-        self.ticks = itertools.count()
-
-    def __call__(self):
-        return self.start + timedelta(seconds=next(self.ticks))
 
 
 @pytest.fixture
