@@ -63,9 +63,9 @@ def sender_body(sender: Sender) -> dict:
     body = {"ip": sender.ip, "count": sender.messages,
             "spf_result": "pass" if 2 * sender.spf >= sender.messages else "fail",
             "dkim_result": "pass" if 2 * sender.dkim >= sender.messages else "fail"}
-    if sender.service_name:
-        body.update(service_name=sender.service_name, service_icon=sender.service_icon or "",
-                    service_slug=sender.service_slug or "")
+    for name in ("service_name", "service_icon", "service_slug"):
+        if getattr(sender, name):        # only for a recognised sender, only what is known
+            body[name] = getattr(sender, name)
     return body
 
 

@@ -33,7 +33,8 @@ class Refreshed:
 def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS, report_address: str = "") -> Refreshed:
     """Recompute the organization's blobs of `kinds` and store them in one transaction."""
     # Cleared first: a report stored while we compute marks the organization dirty again.
-    was_dirty = _clear_dirty(org_id)
+    # Only a refresh of every kind settles a dirty organization (the hourly health job does not).
+    was_dirty = _clear_dirty(org_id) if set(SERVED_KINDS) <= set(kinds) else None
     try:
         with db.atomic():     # one consistent read on SQLite; Postgres reads committed rows
             facts, cache, summed = facts_module.read(org_id, now.date(), report_address)

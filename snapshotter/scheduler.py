@@ -1,12 +1,14 @@
 """The snapshot scheduler: its own process (never inside gunicorn workers), safe to run twice.
 
-Jobs: dirty organizations every minute, every domain's health hourly, the day's history row and
+Jobs: dirty organizations every minute (and at start), every domain's health hourly, the day's history row and
 a full refresh at 00:05 UTC. Each run takes a lock named after its job, so two schedulers
 (two hosts on one Postgres) never run the same job at once: the second one skips that turn.
 """
 from __future__ import annotations
 
 import logging
+import signal
+from datetime import datetime, timezone
 
 from apscheduler.schedulers.blocking import BlockingScheduler
 
@@ -33,7 +35,7 @@ def job_table(config):
     address = config.report_address
     return (
         ("dirty", lambda now: jobs.refresh_dirty(now, report_address=address),
-         {"trigger": "interval", "minutes": 1}),
+         {"trigger": "interval", "minutes": 1, "next_run_time": datetime.now(timezone.utc)}),
         ("health", lambda now: jobs.refresh_all(now, kinds=("health",), report_address=address),
          {"trigger": "interval", "hours": 1}),
         ("daily", lambda now: jobs.daily(now, report_address=address),
@@ -54,6 +56,8 @@ def run(config):
     """Open the store and block running the jobs until interrupted."""
     open_db(config.database_url)
     scheduler = build(config)
+    # systemd stops the unit with SIGTERM: finish the running job's transaction, then leave.
+    signal.signal(signal.SIGTERM, lambda *_: scheduler.shutdown(wait=False))
     log.info("scheduler started: %s", ", ".join(job.id for job in scheduler.get_jobs()))
     try:
         scheduler.start()

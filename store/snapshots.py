@@ -28,11 +28,24 @@ def encode(doc) -> bytes:
     return doc if isinstance(doc, (bytes, bytearray)) else dumps(doc)
 
 
+_GET_SQL: dict = {}
+
+
 def get(org_id: str, kind: str, variant: str = "") -> Blob | None:
-    row = (Snapshot.select(Snapshot.body, Snapshot.etag, Snapshot.computed_at)
-           .where(Snapshot.org == org_id, Snapshot.kind == kind, Snapshot.variant == variant)
-           .tuples().first())
-    return None if row is None else Blob(bytes(row[0]), row[1], row[2])
+    """The stored blob, or None. Every API answer from a blob starts here, so the statement is
+    generated once per kind of database and then only executed."""
+    sql = _GET_SQL.get(type(db.obj))
+    if sql is None:
+        query = (Snapshot.select(Snapshot.body, Snapshot.etag, Snapshot.computed_at)
+                 .where(Snapshot.org == "", Snapshot.kind == "", Snapshot.variant == "").limit(1))
+        sql = _GET_SQL[type(db.obj)] = query.sql()[0]
+    row = db.execute_sql(sql, (org_id, kind, variant, 1)).fetchone()
+    if row is None:
+        return None
+    computed_at = row[2]
+    if isinstance(computed_at, str):      # SQLite hands back the text peewee stored
+        computed_at = Snapshot.computed_at.python_value(computed_at)
+    return Blob(bytes(row[0]), row[1], computed_at)
 
 
 def put(org_id: str, kind: str, variant: str, doc, now: datetime) -> Blob:

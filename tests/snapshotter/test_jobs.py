@@ -114,3 +114,14 @@ def test_blob_etag_is_the_content_hash_and_computed_at_the_refresh_time(database
     stored = snapshots.get(org.id, "overview")
     assert stored.etag == snapshots.etag_of(stored.body) and stored.computed_at == NOW
     assert orjson.loads(stored.body)["org_health"]["has_data"] is False
+
+
+def test_the_hourly_health_refresh_leaves_a_dirty_organization_dirty(database):
+    org = make_org()
+    make_domain(org, "example.com")
+    report_on(org, "example.com", TODAY, [{"count": 2}])
+    jobs.refresh_org(org.id, NOW, kinds=("health",))
+    assert Organization.get_by_id(org.id).dirty_since is not None
+    assert snapshots.get(org.id, "health", "example.com") is not None
+    assert snapshots.get(org.id, "overview") is None
+    assert [r.org_id for r in jobs.refresh_dirty(NOW)] == [org.id]

@@ -76,3 +76,37 @@ def test_scheduled_jobs_coalesce_and_never_overlap_themselves(config):
     assert str(jobs["daily"].trigger) == "cron[hour='0', minute='5']"
     assert jobs["dirty"].trigger.interval.total_seconds() == 60
     assert jobs["health"].trigger.interval.total_seconds() == 3600
+
+
+def test_rua_scheduler_refreshes_dirty_organizations_at_start_and_stops_on_sigterm(config, database, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from store import snapshots
+    from tests.factories import make_org
+    from tests.snapshotter.reports import TODAY, report_on
+
+    org = make_org()
+    report_on(org, "example.com", TODAY, [{"count": 3}])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
+    env.update(RUA_DATABASE_URL=config.database_url, RUA_LOCK_DIR=config.lock_dir, RUA_OFFLINE="1")
+    log = tmp_path / "scheduler.log"
+    with open(log, "w") as out:
+        process = subprocess.Popen([sys.executable, "-c", "from cli import main; main()", "scheduler"],
+                                   env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while snapshots.get(org.id, "overview") is None:
+            assert process.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    text = log.read_text()
+    assert "scheduler started: dirty, health, daily" in text and "Traceback" not in text
