@@ -13,7 +13,6 @@ from openapi_spec_validator import validate
 
 import store
 from store.clock import utcnow
-from store.models import Report
 from tests.factories import make_key, make_org
 from webapp import create_app
 
@@ -208,20 +207,49 @@ def schema_validator(name: str) -> Draft202012Validator:
                                  "components": DOC["components"]})
 
 
-def test_every_real_report_of_the_corpus_matches_the_documented_shapes(config, database, corpus_dir):
+@pytest.fixture
+def corpus_org(config, database, corpus_dir):
+    """A client and its key's headers, for an organization holding every corpus report."""
     from ingest.pipeline import ingest_paths
     org = make_org(plan="unlimited")
     _, key = make_key(org)
     list(ingest_paths([str(corpus_dir / "aggregate")], config=config, org=org))
     app = create_app(config, clock=SteppingClock())
-    client, headers = app.test_client(), {"Authorization": f"Bearer {key}"}
-    detail, summary = schema_validator("ReportDetail"), schema_validator("ReportList")
     with store.db.obj.connection_context():
-        ids = [r.id for r in Report.select(Report.id).where(Report.org == org.id)]
+        yield app.test_client(), {"Authorization": f"Bearer {key}"}
+
+
+def test_every_real_report_of_the_corpus_matches_the_documented_shapes(corpus_org):
+    client, headers = corpus_org
+    detail, summary = schema_validator("ReportDetail"), schema_validator("ReportList")
+    ids = []
+    for offset in (0, 200):
+        page = client.get(f"{BASE}/reports?limit=200&offset={offset}", headers=headers).get_json()
+        assert not [e.message for e in summary.iter_errors(page)]
+        ids += [row["id"] for row in page["reports"]]
     assert len(ids) > 100
     for report_id in ids:
         response = client.get(f"{BASE}/reports/{report_id}", headers=headers)
         errors = [e.message for e in detail.iter_errors(response.get_json())]
         assert response.status_code == 200 and not errors, (report_id, errors[:3])
-    page = client.get(f"{BASE}/reports?limit=200", headers=headers).get_json()
-    assert not [e.message for e in summary.iter_errors(page)]
+
+
+FIGURES = [("/dashboard/overview", "Overview"), ("/statistics", "Statistics"),
+           ("/compliance-score", "ComplianceScore"), ("/compliance-score/history", "ScoreHistory"),
+           ("/trends?days=365", "Trends"), ("/top-sources?limit=200", "TopSourceList"),
+           ("/domains?limit=200", "DomainList"), ("/reports/date-range", "ReportDateRange"),
+           ("/api-keys/usage", "Usage"), ("/enums", "Enums")]
+
+
+def test_figures_and_health_over_the_corpus_match_the_documented_shapes(corpus_org):
+    client, headers = corpus_org
+    for path, schema in FIGURES:
+        response = client.get(BASE + path, headers=headers)
+        assert response.status_code == 200, path
+        assert not [e.message for e in schema_validator(schema).iter_errors(response.get_json())], path
+    domains = client.get(f"{BASE}/domains?limit=200", headers=headers).get_json()["domains"]
+    health = schema_validator("DomainHealth")
+    for entry in domains[:8]:
+        response = client.get(f"{BASE}/domains/{entry['domain']}/health", headers=headers)
+        assert response.status_code == 200, entry["domain"]
+        assert not [e.message for e in health.iter_errors(response.get_json())], entry["domain"]
