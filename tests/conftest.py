@@ -41,11 +41,12 @@ def database(config):
     global _migrated_postgres
     database = open_db(config.database_url)
     with database.connection_context():
-        if POSTGRES_URL and _migrated_postgres:
-            _empty_postgres(database)
-        else:
+        if not (POSTGRES_URL and _migrated_postgres):
             migrate(database)
             _migrated_postgres = bool(POSTGRES_URL)
+        if POSTGRES_URL:
+            # The database outlives a test (and maybe an earlier session): start each test empty.
+            _empty_postgres(database)
         yield database
     if hasattr(database, "close_all"):
         database.close_all()
