@@ -1,17 +1,21 @@
 """Request metering in the database: hourly counts per organization and key, and the abuse window.
 
-Every check is one conditional upsert whose WHERE runs under the row lock (SQLite's write lock,
+Every check is a conditional upsert whose WHERE runs under the row lock (SQLite's write lock,
 Postgres's row lock on conflict), so "allow while count < limit" can never admit one too many,
-whichever worker or host asks. One request is one short transaction of three small statements:
-the key's hit in the abuse window, the organization's hour row, the key's hour row.
+whichever worker or host asks. An allowed request writes three small rows: the key's second in
+the abuse window, the organization's hour, the key's hour. On SQLite that is one short
+transaction of three statements (in-process calls, no round trips); on Postgres it is one
+prepared statement, one round trip, committed without waiting for the disk (store/usage_sql.py).
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from peewee import Case, fn
 
 from store import db, is_postgres
+from store import usage_sql as statements
 from store.clock import from_epoch
 from store.models import Event, KeyHits, Usage
 
@@ -19,66 +23,8 @@ HOUR = 3600
 UNCAPPED = 2**31 - 1          # fits the INTEGER columns; never reached within one hour
 KEEP_HOURS = 92 * 24          # the usage chart reaches back 90 days
 
-_HIT = """
-INSERT INTO key_hits (key_id, second, hits)
-SELECT {p}, {p}, 1 WHERE {before} < {p}
-ON CONFLICT (key_id, second) DO UPDATE SET hits = key_hits.hits + 1
-WHERE key_hits.hits + {before} < {p}
-RETURNING hits"""
-_BEFORE = ("(SELECT COALESCE(SUM(b.hits), 0) FROM key_hits b"
-           " WHERE b.key_id = {p} AND b.second > {p} AND b.second < {p})")
-_ALLOW = """
-INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at)
-VALUES ({p}, '', {p}, 1, 0, {p}, {p})
-ON CONFLICT (org_id, key_id, hour) DO UPDATE
-SET allowed = "usage".allowed + 1, heavy = "usage".heavy + excluded.heavy
-WHERE "usage".allowed < {p} AND "usage".heavy + excluded.heavy <= {p}
-RETURNING allowed, heavy"""
-# Counts a refusal on the organization's row (key_id '') or a request on a key's row.
-_ADD = """
-INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at)
-VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p})
-ON CONFLICT (org_id, key_id, hour) DO UPDATE
-SET allowed = "usage".allowed + excluded.allowed, rejected = "usage".rejected + excluded.rejected,
-    heavy = "usage".heavy + excluded.heavy, last_at = excluded.last_at
-RETURNING allowed, heavy, allowed + rejected"""
-# Postgres runs the whole allowed path as one statement: data-modifying CTEs, each upsert
-# conditional under its row lock. Columns: hit (1 when the abuse window took the request),
-# allowed and heavy of the organization's hour (NULL when refused; the key's row then counts
-# it as rejected and _refusal completes the bookkeeping).
-_PG_ADMIT = """
-WITH before AS (
-  SELECT COALESCE(SUM(hits), 0) AS n FROM key_hits
-  WHERE key_id = %(key)s AND second > %(from)s AND second < %(now)s
-), hit AS (
-  INSERT INTO key_hits (key_id, second, hits)
-  SELECT %(key)s, %(now)s, 1 FROM before WHERE before.n < %(abuse)s
-  ON CONFLICT (key_id, second) DO UPDATE SET hits = key_hits.hits + 1
-  WHERE key_hits.hits + (SELECT n FROM before) < %(abuse)s
-  RETURNING hits
-), org AS (
-  INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at)
-  SELECT %(org)s, '', %(hour)s, 1, 0, %(weight)s, %(now)s WHERE EXISTS (SELECT 1 FROM hit)
-  ON CONFLICT (org_id, key_id, hour) DO UPDATE
-  SET allowed = "usage".allowed + 1, heavy = "usage".heavy + excluded.heavy
-  WHERE "usage".allowed < %(limit)s AND "usage".heavy + excluded.heavy <= %(heavy_limit)s
-  RETURNING allowed, heavy
-), counted AS (
-  SELECT COUNT(*) AS ok FROM org
-), keyed AS (
-  INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at)
-  SELECT %(org)s, %(key)s, %(hour)s, ok, 1 - ok, %(weight)s * ok, %(now)s FROM counted
-  ON CONFLICT (org_id, key_id, hour) DO UPDATE
-  SET allowed = "usage".allowed + excluded.allowed, rejected = "usage".rejected + excluded.rejected,
-      heavy = "usage".heavy + excluded.heavy, last_at = excluded.last_at
-  RETURNING 1
-)
-SELECT (SELECT COUNT(*) FROM hit), (SELECT allowed FROM org), (SELECT heavy FROM org)
-FROM (SELECT COUNT(*) FROM keyed) AS done,
-     -- This statement's own commit need not wait for the disk (a crash may lose a few counts).
-     (SELECT set_config('synchronous_commit', 'off', true)) AS async"""
-_UNHIT = "UPDATE key_hits SET hits = hits - 1 WHERE key_id = {p} AND second = {p}"
-_WINDOW = "SELECT second, hits FROM key_hits WHERE key_id = {p} AND second > {p} ORDER BY second"
+# Pooled Postgres connections that already hold the prepared statement rua_admit.
+_prepared = weakref.WeakSet()
 
 
 @dataclass(frozen=True)
@@ -115,11 +61,19 @@ def abuse_wait(hits: list[tuple[int, int]], now: int, abuse: Abuse) -> int:
 
 
 def _sql(template: str) -> str:
-    return template.format(p=db.param, before=_BEFORE.format(p=db.param))
+    return statements.text(template, db.param)
 
 
 def _one(sql: str, params) -> tuple | None:
     return db.execute_sql(_sql(sql), params).fetchone()
+
+
+def _pg_admit(params: dict) -> tuple:
+    connection = db.connection()
+    if connection not in _prepared:
+        db.execute_sql(statements.PG_PREPARE)
+        _prepared.add(connection)
+    return db.execute_sql(statements.PG_EXECUTE, params).fetchone()
 
 
 def _writing():
@@ -131,7 +85,7 @@ def _writing():
 def _hit(key_id: str, now: int, abuse: Abuse) -> bool:
     """Count the request in the key's abuse window, unless the window is full (then False)."""
     frm = now - abuse.window
-    row = _one(_HIT, (key_id, now, key_id, frm, now, abuse.limit,
+    row = _one(statements.HIT, (key_id, now, key_id, frm, now, abuse.limit,
                       key_id, frm, now, abuse.limit))
     return row is not None
 
@@ -143,8 +97,8 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
     limit = UNCAPPED if limit is None else limit
     heavy_limit = UNCAPPED if heavy_limit is None else heavy_limit
     if is_postgres():
-        # One statement, one round trip, committed on its own (autocommit): see _PG_ADMIT.
-        hit, used, heavy_used = _one(_PG_ADMIT, {
+        # One statement, one round trip, committed on its own (autocommit).
+        hit, used, heavy_used = _pg_admit({
             "org": org_id, "key": key_id, "now": now, "from": now - abuse.window,
             "abuse": abuse.limit, "hour": hour, "weight": weight, "limit": limit,
             "heavy_limit": heavy_limit})
@@ -154,12 +108,12 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
     else:
         with _writing():
             hit = _hit(key_id, now, abuse)
-            row = _one(_ALLOW, (org_id, hour, weight, now, limit, heavy_limit)) if hit else None
+            row = _one(statements.ALLOW, (org_id, hour, weight, now, limit, heavy_limit)) if hit else None
             used, heavy_used = row if row else (None, None)
             if row is None:
                 tally = _refusal(org_id, key_id, hour, now, limit, abuse, hit=hit)
             allowed = int(row is not None)
-            _one(_ADD, (org_id, key_id, hour, allowed, 1 - allowed, weight * allowed, now))
+            _one(statements.ADD, (org_id, key_id, hour, allowed, 1 - allowed, weight * allowed, now))
     if used is None:
         return tally
     if used == 1:
@@ -172,10 +126,10 @@ def _refusal(org_id: str, key_id: str, hour: int, now: int, limit: int, abuse: A
     """Count a refused request on the organization's row; say which limit refused it."""
     if hit:
         # Refused for quota: it must not extend the abuse window it was counted in.
-        db.execute_sql(_sql(_UNHIT), (key_id, now))
-    used, heavy_used, _ = _one(_ADD, (org_id, "", hour, 0, 1, 0, now))
+        db.execute_sql(_sql(statements.UNHIT), (key_id, now))
+    used, heavy_used, _ = _one(statements.ADD, (org_id, "", hour, 0, 1, 0, now))
     if not hit:
-        window = db.execute_sql(_sql(_WINDOW), (key_id, now - abuse.window)).fetchall()
+        window = db.execute_sql(_sql(statements.WINDOW), (key_id, now - abuse.window)).fetchall()
         return Tally("abuse", used, heavy_used, abuse_wait(window, now, abuse))
     return Tally("quota" if used >= limit else "heavy", used, heavy_used, hour + HOUR - now)
 
@@ -191,7 +145,7 @@ def peek(org_id: str, key_id: str, now: int, *, abuse: Abuse = Abuse()) -> Tally
     hour = hour_of(now)
     admitted = _hit(key_id, now, abuse)
     wait = 0 if admitted else abuse_wait(
-        db.execute_sql(_sql(_WINDOW), (key_id, now - abuse.window)).fetchall(), now, abuse)
+        db.execute_sql(_sql(statements.WINDOW), (key_id, now - abuse.window)).fetchall(), now, abuse)
     used, _rejected, heavy_used = hour_counts(org_id, hour)
     return Tally("allowed" if admitted else "abuse", used, heavy_used, wait)
 

@@ -51,7 +51,7 @@ def key(org):
     return make_key(org, scope="read", role="owner")[1]
 
 
-METERING = re.compile(r'\b(INTO|UPDATE|FROM) "?(usage|key_hits)\b|^SET LOCAL ')
+METERING = re.compile(r'\b(INTO|UPDATE|FROM) "?(usage|key_hits)\b|^SET LOCAL |\brua_admit\b')
 
 
 class QueryCounter(logging.Handler):
