@@ -113,3 +113,8 @@ def test_the_readme_table_lists_exactly_the_settings_with_their_defaults():
 def test_every_documented_default_reads_back_as_the_default():
     written = {name: ("" if raw == '""' else raw) for name, raw in readme_settings().items()}
     assert Config.from_env(written) == Config()
+
+
+def test_the_test_suites_own_settings_are_not_taken_for_typos():
+    config = Config.from_env({"RUA_CORPUS": "/corpus", "RUA_TEST_DATABASE_URL": "postgresql://x/y"})
+    assert config == Config()
