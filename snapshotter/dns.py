@@ -4,6 +4,7 @@ from __future__ import annotations
 from snapshotter.model import Item
 
 KINDS = ("dmarc", "spf", "dkim", "mta_sts", "tls_rpt", "bimi", "dane")
+STATUSES = ("ok", "warning", "error", "unknown")
 LABELS = {"dmarc": "DMARC", "spf": "SPF", "dkim": "DKIM", "mta_sts": "MTA-STS",
           "tls_rpt": "TLS-RPT", "bimi": "BIMI", "dane": "DANE (TLSA)"}
 SCORE_POINTS = {"dmarc": 40, "spf": 30, "dkim": 30}
@@ -23,7 +24,7 @@ def dns_view(domain: str, dns: dict | None) -> dict:
     view = {}
     for kind in KINDS:
         entry = (dns or {}).get(kind)
-        if not isinstance(entry, dict) or entry.get("status") not in ("ok", "warning", "error", "unknown"):
+        if not isinstance(entry, dict) or entry.get("status") not in STATUSES:
             view[kind] = unchecked(domain, kind)
             continue
         shown = {"status": entry["status"], "details": str(entry.get("details") or "")}
@@ -58,9 +59,10 @@ def dns_items(domain: str, view: dict) -> list[Item]:
             continue
         severity = GAP_SEVERITY.get((kind, status), "medium" if status == "error" else "low")
         verb = "is missing or malformed" if status == "error" else "needs attention"
-        items.append(Item(type=f"dns_{kind}", severity=severity,
-                          title=f"{LABELS[kind]} record of {domain} {verb}",
-                          suggested_action=view[kind]["details"] or f"Review the {LABELS[kind]} record."))
+        action = view[kind]["details"] or f"Review the {LABELS[kind]} record."
+        title = f"{LABELS[kind]} record of {domain} {verb}"
+        items.append(Item(type=f"dns_{kind}", severity=severity, title=title,
+                          suggested_action=action))
     return items
 
 

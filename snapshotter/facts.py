@@ -21,7 +21,7 @@ def _day(value) -> date:
 
 
 def read(org_id: str, today: date, report_address: str = ""):
-    """(facts as of today, the refreshed day-totals cache or None if unchanged, days summed again)."""
+    """(facts as of today, the refreshed day-totals cache or None if unchanged, days summed)."""
     facts = OrgFacts(today=today, report_address=report_address)
     first = today - timedelta(days=HORIZON_DAYS - 1)
     counts, policies = _domain_days(org_id, first)
@@ -100,14 +100,16 @@ def _add_senders(org_id: str, facts: OrgFacts):
     by_domain, ips = {}, set()
     for name, ip, messages, spf, dkim in _raw(query):
         ips.add(ip)
-        by_domain.setdefault(name, []).append((int(messages or 0), ip, int(spf or 0), int(dkim or 0)))
+        row = (int(messages or 0), ip, int(spf or 0), int(dkim or 0))
+        by_domain.setdefault(name, []).append(row)
     facts.unique_ips = len(ips)
     kept = {name: sorted(rows, key=lambda r: (-r[0], r[1]))[:SENDERS_KEPT]
             for name, rows in by_domain.items()}
     wanted = sorted({row[1] for rows in kept.values() for row in rows})
     services = {}
     for start in range(0, len(wanted), 500):
-        query = (Source.select(Source.ip, Source.service_name, Source.service_slug, Source.service_icon)
+        query = (Source.select(Source.ip, Source.service_name, Source.service_slug,
+                               Source.service_icon)
                  .where(Source.org == org_id, Source.ip.in_(wanted[start:start + 500])).tuples())
         services.update((ip, rest) for ip, *rest in query)
     for name, rows in kept.items():

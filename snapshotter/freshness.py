@@ -1,4 +1,4 @@
-"""When a stored blob is too old to serve: something changed after it and longer ago than allowed."""
+"""When a stored blob is too old to serve: something changed after it, longer ago than allowed."""
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta

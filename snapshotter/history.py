@@ -7,7 +7,8 @@ from snapshotter.scores import Ledger
 
 
 def history_row(ledger: Ledger, day: date) -> dict | None:
-    """The organization's score as of the end of `day` (its window ending that day); None before any report."""
+    """The organization's score at the end of `day` (the window ending that day); None before
+    any report."""
     s = ledger.org(day)
     if s.score is None:
         return None

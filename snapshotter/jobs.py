@@ -20,6 +20,7 @@ from store.models import Organization, ScoreHistory
 
 log = logging.getLogger("rua.snapshotter")
 SERVED_KINDS = ("overview", "compliance", "trends", "history", "health")
+VARIANT_KINDS = ("compliance", "trends", "health")      # one blob per domain
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,8 @@ class Refreshed:
     days_summed: int
 
 
-def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS, report_address: str = "") -> Refreshed:
+def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
+                report_address: str = "") -> Refreshed:
     """Recompute the organization's blobs of `kinds` and store them in one transaction."""
     # Cleared first: a report stored while we compute marks the organization dirty again.
     # Only a refresh of every kind settles a dirty organization (the hourly health job does not).
@@ -39,11 +41,12 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS, report_addres
         with db.atomic():     # one consistent read on SQLite; Postgres reads committed rows
             facts, cache, summed = facts_module.read(org_id, now.date(), report_address)
         ledger = Ledger(facts)
-        docs = build_docs(ledger, now, kinds, _history(org_id, ledger) if "history" in kinds else None)
+        history = _history(org_id, ledger) if "history" in kinds else None
+        docs = build_docs(ledger, now, kinds, history)
         if cache is not None:
             docs[(day_totals.CACHE_KIND, "")] = cache
         blobs = snapshots.put_many(org_id, docs, now,
-                                   replace_kinds=[k for k in kinds if k in ("compliance", "trends", "health")])
+                                   replace_kinds=[k for k in kinds if k in VARIANT_KINDS])
     except BaseException:
         if was_dirty is not None:
             (Organization.update(dirty_since=was_dirty)
@@ -105,12 +108,14 @@ def save_history(org_id: str, rows: list[dict], *, replace: bool):
             if replace:
                 query = query.on_conflict(
                     conflict_target=[ScoreHistory.org, ScoreHistory.day],
-                    update={f: getattr(EXCLUDED, f.name) for f in (
-                        ScoreHistory.score, ScoreHistory.grade, ScoreHistory.compliance_rate,
-                        ScoreHistory.spf_rate, ScoreHistory.dkim_rate, ScoreHistory.total_messages)})
+                    update={f: getattr(EXCLUDED, f.name) for f in HISTORY_FIELDS})
             else:
                 query = query.on_conflict_ignore()
             query.execute()
+
+
+HISTORY_FIELDS = (ScoreHistory.score, ScoreHistory.grade, ScoreHistory.compliance_rate,
+                  ScoreHistory.spf_rate, ScoreHistory.dkim_rate, ScoreHistory.total_messages)
 
 
 def record_day(org_id: str, day: date, now: datetime, report_address: str = "") -> bool:
@@ -153,7 +158,8 @@ def _logged(job, org_id, now, **kwargs):
 
 
 def _clear_dirty(org_id: str):
-    row = Organization.select(Organization.dirty_since).where(Organization.id == org_id).tuples().first()
+    row = (Organization.select(Organization.dirty_since)
+           .where(Organization.id == org_id).tuples().first())
     if row is None:
         raise LookupError(f"no organization {org_id}")
     if row[0] is not None:

@@ -65,7 +65,7 @@ def exclusive(name: str, lock_dir: str):
 
 @contextlib.contextmanager
 def slot(group: str, capacity: int, lock_dir: str):
-    """Hold one of `capacity` slots of `group`; yields the slot number, or None when all are taken."""
+    """Hold one of `capacity` slots of `group`; yields its number, or None when all are taken."""
     with contextlib.ExitStack() as stack:
         for number in range(capacity):
             if stack.enter_context(exclusive(f"{group}.{number}", lock_dir)):

@@ -15,13 +15,14 @@ def needs_attention(a: Assessment) -> bool:
 
 def card(a: Assessment, inherited_from: str) -> dict:
     policy = a.compliance.policy
+    # An unreadable reported policy is shown as "", a domain without reports as none.
+    shown = "none" if policy is None else (policy.p if policy_name(policy) == policy.p else "")
     top = a.items[0] if a.items else None
     body = {"domain": a.name, "score": whole(a.score), "grade": a.grade, "verdict": a.verdict,
             "compliance_rate": a.compliance.compliance_rate,
             "total_messages": a.compliance.tally.messages,
-            # An unreadable reported policy is shown as "", a domain without reports as none.
-            "policy": "none" if policy is None else (policy.p if policy_name(policy) == policy.p else ""),
-            "top_issue": top.title if top else "", "top_issue_severity": top.severity if top else "",
+            "policy": shown, "top_issue": top.title if top else "",
+            "top_issue_severity": top.severity if top else "",
             "action_count": len(a.items), "forwarded_messages": a.compliance.tally.forwarded}
     if inherited_from:
         body.update(inherited=True, inherited_from=inherited_from)

@@ -1,8 +1,8 @@
 """The snapshot scheduler: its own process (never inside gunicorn workers), safe to run twice.
 
-Jobs: dirty organizations every minute (and at start), every domain's health hourly, the day's history row and
-a full refresh at 00:05 UTC. Each run takes a lock named after its job, so two schedulers
-(two hosts on one Postgres) never run the same job at once: the second one skips that turn.
+Jobs: dirty organizations every minute (and at start), every domain's health hourly, the day's
+history row and a full refresh at 00:05 UTC. Each run takes a lock named after its job, so two
+schedulers (two hosts on one Postgres) never run the same job at once: the second one skips.
 """
 from __future__ import annotations
 

@@ -35,7 +35,8 @@ def compliance_score(tally: Tally, strength: float) -> float:
                  + 0.2 * strength, 2)
 
 
-def scored(tally: Tally, strength: float, has_reports: bool, policy: Policy | None = None) -> Scored:
+def scored(tally: Tally, strength: float, has_reports: bool,
+           policy: Policy | None = None) -> Scored:
     return Scored(compliance_score(tally, strength) if has_reports else None,
                   rate(tally.compliant, tally.messages), rate(tally.spf, tally.messages),
                   rate(tally.dkim, tally.messages), round(strength, 2), tally, policy)
@@ -84,7 +85,7 @@ class Ledger:
                       self.has_reports(d, as_of), policy)
 
     def org(self, as_of: date | None = None) -> Scored:
-        """Rates weighted by messages; policy strength the plain average over domains with reports."""
+        """Rates weighted by messages; policy strength averaged over domains with reports."""
         as_of = as_of or self.facts.today
         total, strengths = ZERO, []
         for name, d in self.facts.domains.items():

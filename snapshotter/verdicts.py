@@ -50,8 +50,9 @@ def _policy_step(domain: str, passing: str, policy: Policy, s: Scored) -> str:
                 "p=reject once the remaining failures are understood.")
     weakest, value = min((("SPF", s.spf_rate), ("DKIM", s.dkim_rate)), key=lambda kv: kv[1])
     if value < ALIGNED_ENOUGH:
-        return (f"{domain} enforces p=reject, but only {percent(value)} of its mail has an aligned "
-                f"{weakest} pass. Align {weakest} for your senders so one failure cannot bounce mail.")
+        return (f"{domain} enforces p=reject, but only {percent(value)} of its mail has an "
+                f"aligned {weakest} pass. Align {weakest} for your senders so one failure "
+                "cannot bounce mail.")
     return (f"{domain} is well protected: {passing} of mail passes DMARC under p=reject. "
             "Keep an eye on new senders.")
 

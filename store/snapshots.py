@@ -65,8 +65,9 @@ def put_many(org_id: str, docs: dict, now: datetime, *, replace_kinds=()) -> dic
     kinds = sorted({kind for kind, _ in blobs})
     # Read before the transaction: on SQLite a transaction that reads and then writes fails at
     # once (SQLITE_BUSY) when another process wrote in between, instead of waiting its turn.
-    stored = {(k, v): e for k, v, e in Snapshot.select(Snapshot.kind, Snapshot.variant, Snapshot.etag)
-              .where(Snapshot.org == org_id, Snapshot.kind.in_(kinds)).tuples()}
+    query = (Snapshot.select(Snapshot.kind, Snapshot.variant, Snapshot.etag)
+             .where(Snapshot.org == org_id, Snapshot.kind.in_(kinds)).tuples())
+    stored = {(k, v): e for k, v, e in query}
     rows = [row for row in rows if stored.get((row[1], row[2])) != row[4]]
     with db.atomic():
         # Unchanged bodies are not written again; they are only stamped with this refresh's time.

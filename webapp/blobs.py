@@ -38,8 +38,9 @@ def fetch(kind: str, variant: str = "", *, exists=None) -> snapshots.Blob | None
     and exists() says the variant has nothing to compute (an unknown domain)."""
     org_id, now = g.principal.org_id, g.now
     blob = snapshots.get(org_id, kind, variant)
-    if blob is not None and (freshness.young(kind, blob.computed_at, now)
-                             or not freshness.stale(kind, blob.computed_at, _dirty_since(org_id), now)):
+    if blob is not None and (
+            freshness.young(kind, blob.computed_at, now)
+            or not freshness.stale(kind, blob.computed_at, _dirty_since(org_id), now)):
         return blob
     if blob is None and exists is not None and not exists():
         return None
@@ -59,7 +60,8 @@ def _compute(kind: str, variant: str, stale_blob):
 
 
 def _dirty_since(org_id: str):
-    row = Organization.select(Organization.dirty_since).where(Organization.id == org_id).tuples().first()
+    row = (Organization.select(Organization.dirty_since)
+           .where(Organization.id == org_id).tuples().first())
     return row[0] if row else None
 
 

@@ -18,8 +18,8 @@ bp = Blueprint("trends", __name__)
 def index():
     domain = params.optional_domain(request.args)
     days = params.days(request.args, default=30, lo=1, hi=365)
-    blob = fetch("trends", domain or "",
-                 exists=None if domain is None else lambda: org_has_domain(g.principal.org_id, domain))
+    known = None if domain is None else (lambda: org_has_domain(g.principal.org_id, domain))
+    blob = fetch("trends", domain or "", exists=known)
     if blob is None:     # a valid domain without data: zeros for every day
         return respond(series.envelope(days, dumps(trend_points({}, g.now.date(), days))))
     return respond(series.envelope(days, series.last(blob.body, days)), None, blob.computed_at)
