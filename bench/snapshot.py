@@ -2,9 +2,11 @@
 
 A generated organization: 1,000,000 records over the 365 days before today, 50 domains (volume
 skewed towards the first ones), 5,000 source IPs (100 per domain, 198.18.0.0/15, picked by rank
-with Zipf weights: a couple of big senders and a long tail), a few failing ones per domain, 1 in 5 IPs a recognised sending service. The store holds exactly the
-DailyRollup, DomainDay, Domain and Source rows that ingesting those records writes (the
-refresh reads nothing else); Report and Record rows are left out to keep the build short.
+with Zipf weights: a couple of big senders and a long tail), a few failing ones per domain,
+1 in 5 IPs a recognised sending service. The store holds exactly the DailyRollup, DomainDay,
+Domain and Source rows that ingesting those records writes (the refresh reads nothing else);
+Report and Record rows are left out to keep the build short. Each refresh is measured
+--repeat times (best and median: the machine may be shared).
 
 Measured: a full refresh (first run: every day summed, a year of history back-filled), a
 refresh with nothing changed, a refresh after one more day of reports stored through the real
@@ -12,7 +14,7 @@ ingest.storing.store_report, the blob bytes; then /dashboard/overview and
 /domains/{domain}/health under deploy/gunicorn.conf.py with wrk, against the bare WSGI ceiling
 (bench/api.py's Gunicorn and run_wrk) in the same run. Goals: full < 5 s, incremental < 0.5 s.
 
-    .venv/bin/python bench/snapshot.py [--records N] [--duration S] [--connections C]
+    .venv/bin/python bench/snapshot.py [--records N] [--repeat N] [--duration S] [--no-http]
 """
 from __future__ import annotations
 
@@ -39,8 +41,8 @@ from snapshotter import jobs  # noqa: E402
 from store import keys as key_tools, open_db  # noqa: E402
 from store.clock import utcnow  # noqa: E402
 from store.migrations import migrate  # noqa: E402
-from store.models import (ApiKey, DailyRollup, Domain, DomainDay, Member, Organization,  # noqa: E402
-                          ScoreHistory, Snapshot, Source)
+from store.models import (ApiKey, DailyRollup, Domain, DomainDay, Member,  # noqa: E402
+                          Organization, ScoreHistory, Snapshot, Source)
 
 SEED = 5
 DOMAINS = [f"brand{i:02d}.example" for i in range(50)]
@@ -115,7 +117,8 @@ def build(path: pathlib.Path, records: int):
         table, rollup, domain_days = rows_for(records, today, rng)
         first = datetime(today.year, today.month, today.day) - timedelta(days=365)
         with database.atomic():
-            Source.insert_many([(org.id, ip, first, first + timedelta(days=364), service and service.lower().replace(" ", "-"), service)
+            Source.insert_many([(org.id, ip, first, first + timedelta(days=364),
+                                 service and service.lower().replace(" ", "-"), service)
                                 for rows in table for ip, _a, _b, service in rows],
                                fields=[Source.org, Source.ip, Source.first_seen, Source.last_seen,
                                        Source.service_slug, Source.service_name]).execute()
@@ -154,10 +157,11 @@ def one_more_day(org_id: str, records: int, rng, day) -> int:
                 ip, spf_p, dkim_p, _s = table[d][rng.randrange(IPS_PER_DOMAIN)]
                 spf = "pass" if rng.random() < spf_p else "fail"
                 dkim = "pass" if rng.random() < dkim_p else "fail"
-                recs.append(ParsedRecord(ip, max(1, int(rng.lognormvariate(2.0, 1.3))), "none", dkim,
-                                         spf, None, "", domain, domain,
-                                         [{"Domain": domain, "Selector": "s", "Result": dkim, "HumanResult": ""}],
-                                         [{"Domain": domain, "Scope": "mfrom", "Result": spf, "HumanResult": ""}]))
+                count = max(1, int(rng.lognormvariate(2.0, 1.3)))
+                signed = [{"Domain": domain, "Selector": "s", "Result": dkim, "HumanResult": ""}]
+                sent = [{"Domain": domain, "Scope": "mfrom", "Result": spf, "HumanResult": ""}]
+                recs.append(ParsedRecord(ip, count, "none", dkim, spf, None, "", domain, domain,
+                                         signed, sent))
             meta = ReportMeta("bench.example", f"{day}-{d}-{r}", begin, begin + 86400, domain,
                               adkim="r", aspf="r", p="reject")
             store_report(ParsedReport(f"{domain}-{r}.xml", meta, iter(recs)), org=org_id)
@@ -208,24 +212,30 @@ def main(argv=None):
                                    lambda: jobs.refresh_org(org_id, utcnow()))
             fulls.append(seconds)
         for _ in range(args.repeat):
-            same.append(timed("refresh, nothing changed", lambda: jobs.refresh_org(org_id, utcnow()))[0])
+            seconds, _ = timed("refresh, nothing changed",
+                               lambda: jobs.refresh_org(org_id, utcnow()))
+            same.append(seconds)
         rng = random.Random(SEED + 1)
         for k in range(args.repeat):     # the next day's reports arrive, then a refresh that day
             now = utcnow() + timedelta(days=k)
             stored = one_more_day(org_id, args.records, rng, now.date())
-            print(f"  stored one more day ({now.date()}): {stored} reports through store_report", flush=True)
-            seconds, after = timed("refresh after one more day", lambda: jobs.refresh_org(org_id, now))
+            print(f"  stored one more day ({now.date()}): {stored} reports through store_report",
+                  flush=True)
+            seconds, after = timed("refresh after one more day",
+                                   lambda: jobs.refresh_org(org_id, now))
             incremental.append(seconds)
         sizes = {kind: sum(len(bytes(b)) for (b,) in Snapshot.select(Snapshot.body)
                            .where(Snapshot.org == org_id, Snapshot.kind == kind).tuples())
                  for kind in jobs.SERVED_KINDS}
-        overview = len(bytes(Snapshot.get(Snapshot.org == org_id, Snapshot.kind == "overview").body))
+        overview = len(bytes(Snapshot.get(Snapshot.org == org_id,
+                                          Snapshot.kind == "overview").body))
     print(f"\nload average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
           f"(best and median of {args.repeat})")
     print(f"full refresh     best {min(fulls):7.3f} s  median {statistics.median(fulls):7.3f} s   "
           f"(goal < 5 s)   {first.blobs} blobs, {first.days_summed:,} domain-days summed")
     print(f"nothing changed  best {min(same):7.3f} s  median {statistics.median(same):7.3f} s")
-    print(f"one more day     best {min(incremental):7.3f} s  median {statistics.median(incremental):7.3f} s"
+    print(f"one more day     best {min(incremental):7.3f} s  "
+          f"median {statistics.median(incremental):7.3f} s"
           f"   (goal < 0.5 s) {after.days_summed} domain-days summed")
     print("blob bytes       " + ", ".join(f"{k} {v:,}" for k, v in sizes.items())
           + f"; total {sum(sizes.values()):,}; overview {overview:,}")
@@ -239,18 +249,22 @@ def serve(work: pathlib.Path, org_id: str, args):
     keys = (work.parent / f"snapshot-{args.records}-{utcnow().date()}.keys").read_text().split()
     health = [f"{BASE}/domains/{d}/health" for d in DOMAINS]
     rows = []
-    for label, app, paths in (("bare WSGI, constant 2 KB (ceiling)", "bench.api_apps:bare", ["/constant"]),
-                              ("/dashboard/overview", "wsgi:app", [f"{BASE}/dashboard/overview"]),
-                              ("/domains/{d}/health (50 domains)", "wsgi:app", health)):
+    targets = (("bare WSGI, constant 2 KB (ceiling)", "bench.api_apps:bare", ["/constant"]),
+               ("/dashboard/overview", "wsgi:app", [f"{BASE}/dashboard/overview"]),
+               ("/domains/{d}/health (50 domains)", "wsgi:app", health))
+    for label, app, paths in targets:
         with Gunicorn(app, work) as server:
             run_wrk(wrk, server.url, paths, keys, 2, args.connections, args.threads)
-            figures = run_wrk(wrk, server.url, paths, keys, args.duration, args.connections, args.threads)
+            figures = run_wrk(wrk, server.url, paths, keys, args.duration, args.connections,
+                              args.threads)
         rows.append((label, figures))
         print(f"  measured {label}: {figures['rps']:,.0f} req/s", flush=True)
     ceiling = rows[0][1]["rps"]
-    print(f"\n{'target':<40} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'x ceiling':>9}")
+    print(f"\n{'target':<40} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} "
+          f"{'x ceiling':>9}")
     for label, f in rows:
-        print(f"{label:<40} {f['rps']:>9,.0f} {f['p50_us'] / 1000:>8.2f} {f['p99_us'] / 1000:>8.2f} "
+        print(f"{label:<40} {f['rps']:>9,.0f} {f['p50_us'] / 1000:>8.2f} "
+              f"{f['p99_us'] / 1000:>8.2f} "
               f"{f['non2xx'] + f['errors']:>8} {f['rps'] / ceiling:>9.3f}")
 
 
