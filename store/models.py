@@ -152,6 +152,12 @@ class Report(BaseModel):
 # Case-insensitive sorts of GET /reports order by lower(...): expression indexes serve them.
 Report.add_index(Report.org, fn.LOWER(Report.org_name), Report.id, name="report_org_lower_org_name_id")
 Report.add_index(Report.org, fn.LOWER(Report.report_id), Report.id, name="report_org_lower_report_id_id")
+# A domain filter with the default order, and a domain's failing reports by compliance (the
+# passing ones, half of a domain, would otherwise be skipped one by one): store/queries.py.
+Report.add_index(Report.org, Report.domain, Report.date_end, Report.id, name="report_org_domain_date_end_id")
+Report.add_index(Report.org, Report.domain, Report.compliance_rate, Report.id,
+                 where=(Report.compliant_messages < Report.total_messages),
+                 name="report_failing_org_domain_compliance_rate_id")
 
 
 class Record(BaseModel):
@@ -217,7 +223,9 @@ class DomainDay(BaseModel):
     policy_as_of = BigIntegerField(default=0)  # date_end of the report the policy came from
 
     class Meta:
-        indexes = ((("org", "domain", "day"), True), (("org", "day"), False))
+        # (org, reports) covers SUM(reports): the stamp that moves with every stored report.
+        indexes = ((("org", "domain", "day"), True), (("org", "day"), False),
+                   (("org", "reports"), False))
 
 
 class Source(BaseModel):

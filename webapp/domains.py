@@ -6,13 +6,14 @@ from flask import Blueprint, g, request
 from store import queries
 from webapp import params
 from webapp.auth import requires
+from webapp.memo import remember
 from webapp.paging import envelope
 
 bp = Blueprint("domains", __name__)
 VERIFIED_STATES = frozenset({"verified", "verified_inherited"})
 
 
-def domain_shape(row) -> dict:
+def domain_shape(row, report_count: int) -> dict:
     """One monitored domain in the contract's shape."""
     verified = row.dmarc_state in VERIFIED_STATES
     shape = {
@@ -26,7 +27,7 @@ def domain_shape(row) -> dict:
         "forensic_state": row.forensic_state,
         "source": row.source,
         "verified_source": row.verified_source if verified else "",
-        "report_count": int(row.report_count),
+        "report_count": report_count,
         "verified_at": row.verified_at,
     }
     if shape["verified_source"] == "inherited":
@@ -37,5 +38,9 @@ def domain_shape(row) -> dict:
 @bp.get("/domains")
 @requires("domain:read")
 def index():
+    org_id = g.principal.org_id
     page = params.page(request.args)
-    return envelope("domains", queries.domain_page(g.principal.org_id), page, domain_shape)
+    body = envelope("domains", queries.domain_page(org_id), page)
+    counts = remember(("report_counts",), org_id, lambda: queries.report_counts(org_id))
+    body["domains"] = [domain_shape(row, counts.get(row.name, 0)) for row in body["domains"]]
+    return body

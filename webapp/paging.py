@@ -4,16 +4,23 @@ from __future__ import annotations
 from webapp.params import Page
 
 
-def envelope(key: str, query, page: Page, shape=None, **extra) -> dict:
-    """Run one page of an ordered query and its count; shape turns a row into a dict."""
+def envelope(key: str, query, page: Page, shape=None, count=None, **extra) -> dict:
+    """Run one page of an ordered query and its total (count(), by default a COUNT of query)."""
     rows = list(query.limit(page.limit).offset(page.offset))
-    total = _total(query, page, len(rows))
+    total = _total(count or query.order_by().count, page, len(rows))
     return {key: [shape(r) for r in rows] if shape else rows,
             "total": total, "limit": page.limit, "offset": page.offset, **extra}
 
 
-def _total(query, page: Page, fetched: int) -> int:
+def _total(count, page: Page, fetched: int) -> int:
     # A short page that starts inside the results already tells the total: no COUNT needed.
     if 0 < fetched < page.limit or (fetched == 0 and page.offset == 0):
         return page.offset + fetched
-    return query.order_by().count()
+    return count()
+
+
+def window(key: str, rows: list, page: Page, shape=None, **extra) -> dict:
+    """The envelope of one page of rows already held in full (total = all of them)."""
+    chosen = rows[page.offset:page.offset + page.limit]
+    return {key: [shape(r) for r in chosen] if shape else chosen,
+            "total": len(rows), "limit": page.limit, "offset": page.offset, **extra}

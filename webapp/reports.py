@@ -1,6 +1,8 @@
 """GET /reports (list, filters, downloads), /reports/date-range and /reports/{id}."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from flask import Blueprint, g, request
 
 from store import queries
@@ -8,6 +10,7 @@ from store.clock import from_epoch
 from webapp import params
 from webapp.auth import requires
 from webapp.errors import ApiError
+from webapp.memo import remember, stamp
 from webapp.paging import envelope
 from webapp.report_detail import report_detail
 from webapp.responses import csv_download, json_download
@@ -49,7 +52,7 @@ def report_filter(args) -> queries.ReportFilter:
 @requires("report:read")
 def index():
     args, org_id = request.args, g.principal.org_id
-    wanted = report_filter(args)
+    wanted = _with_domains(org_id, report_filter(args))
     page = params.page(args)
     query = queries.report_page(org_id, wanted)
     download = params.choice(args, "format", ("csv", "json"), None)
@@ -58,10 +61,25 @@ def index():
         if download == "csv":
             return csv_download([csv_row(r) for r in rows], CSV_COLUMNS, "reports.csv")
         return json_download([report_summary(r) for r in rows], "reports.json")
-    body = envelope("reports", query, page, report_summary)
-    # Any match already proves the organization holds reports; only an empty answer asks.
-    body["has_any"] = body["total"] > 0 or (not wanted.is_empty and queries.has_reports(org_id))
+    body = envelope("reports", query, page, report_summary, count=lambda: _total(org_id, wanted))
+    body["has_any"] = body["total"] > 0 or stamp(org_id) > 0     # the stamp counts every report
     return body
+
+
+def _with_domains(org_id: str, wanted: queries.ReportFilter) -> queries.ReportFilter:
+    """The domain substring as the exact policy domains it matches, so indexes serve it."""
+    if not wanted.domain:
+        return wanted
+    term = wanted.domain
+    domains = remember(("domains", term), org_id, lambda: queries.matching_domains(org_id, term))
+    return replace(wanted, domains=domains)
+
+
+def _total(org_id: str, wanted: queries.ReportFilter) -> int:
+    if wanted.is_empty:
+        return stamp(org_id)       # the stamp is the number of the org's reports
+    key = ("reports", wanted.count_key)
+    return remember(key, org_id, lambda: queries.report_total(org_id, wanted))
 
 
 @bp.get("/reports/date-range")

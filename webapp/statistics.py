@@ -6,6 +6,7 @@ from flask import Blueprint, g, request
 from store import queries
 from webapp import params
 from webapp.auth import requires
+from webapp.memo import remember
 
 bp = Blueprint("statistics", __name__)
 
@@ -19,7 +20,8 @@ def rate(part: int, whole: int) -> float:
 @requires("analytics:read")
 def index():
     domain = params.optional_domain(request.args)
-    totals = queries.statistics(g.principal.org_id, domain)
+    org_id = g.principal.org_id
+    totals = remember(("statistics", domain), org_id, lambda: queries.statistics(org_id, domain))
     return {
         "total_reports": totals["total_reports"],
         "total_messages": totals["total_messages"],

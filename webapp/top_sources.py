@@ -6,7 +6,8 @@ from flask import Blueprint, g, request
 from store import queries
 from webapp import params
 from webapp.auth import requires
-from webapp.paging import envelope
+from webapp.memo import remember
+from webapp.paging import window
 from webapp.responses import csv_download
 
 bp = Blueprint("top_sources", __name__)
@@ -31,7 +32,9 @@ def index():
     args, org_id = request.args, g.principal.org_id
     domain = params.optional_domain(args)
     page = params.page(args, default=10)
-    body = envelope("sources", queries.top_sources(org_id, domain), page)
+    # All sources are aggregated once per stamp (a GROUP BY over the rollups); pages slice them.
+    every = remember(("top_sources", domain), org_id, lambda: queries.top_sources(org_id, domain))
+    body = window("sources", every, page)
     services = queries.source_services(org_id, [row[0] for row in body["sources"]])
     body["sources"] = [source_shape(row, services.get(row[0])) for row in body["sources"]]
     if params.choice(args, "format", ("csv",), None) == "csv":

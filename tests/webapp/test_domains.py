@@ -62,10 +62,13 @@ def test_domains_are_paged_by_name_with_total_limit_and_offset(client, org, key,
 def test_the_domain_list_runs_a_bounded_number_of_queries(client, org, key, count_queries):
     for n in range(30):
         make_domain(org, f"d{n}.example")
-    get(client, "/domains?limit=10", key)
+    get(client, "/enums", key)                       # the key is known and touched
     before = count_queries.count
     get(client, "/domains?limit=10", key)
-    assert count_queries.count - before <= 2
+    assert count_queries.count - before <= 4         # page, total, stamp, counts per domain
+    before = count_queries.count
+    get(client, "/domains?limit=10", key)
+    assert count_queries.count - before <= 3         # the counts are remembered
 
 
 def test_report_count_counts_reports_whose_policy_domain_is_exactly_the_domain(client, org, key):

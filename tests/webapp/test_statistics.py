@@ -53,3 +53,12 @@ def test_statistics_need_analytics_read(client, org):
     _, plaintext = make_key(org, role="billing")
     assert_error(get(client, "/statistics", plaintext), 403, "insufficient_permission",
                  required="analytics:read")
+
+
+def test_a_report_stored_after_statistics_were_remembered_is_counted(client, org, key):
+    make_report(org, "example.com", [{"count": 2}])
+    assert get(client, "/statistics", key).get_json()["total_messages"] == 2
+    make_report(org, "example.com", [{"count": 3, **FAIL}])
+    body = get(client, "/statistics?domain=example.com", key).get_json()
+    assert (body["total_reports"], body["total_messages"], body["compliance_rate"]) == (2, 5, 40.0)
+    assert get(client, "/statistics", key).get_json()["total_messages"] == 5

@@ -86,3 +86,11 @@ def test_top_sources_run_a_bounded_number_of_queries(client, key, reports, count
     before = count_queries.count
     get(client, "/top-sources?limit=2", key)
     assert count_queries.count - before <= 3
+
+
+def test_a_report_stored_after_the_sources_were_remembered_is_counted(client, org, key):
+    make_report(org, records=[{"source_ip": "192.0.2.1", "count": 2}])
+    assert get(client, "/top-sources", key).get_json()["sources"][0]["count"] == 2
+    make_report(org, records=[{"source_ip": "192.0.2.1", "count": 5}, {"source_ip": "192.0.2.9", "count": 1}])
+    body = get(client, "/top-sources", key).get_json()
+    assert [(s["source_ip"], s["count"]) for s in body["sources"]] == [("192.0.2.1", 7), ("192.0.2.9", 1)]
