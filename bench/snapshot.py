@@ -12,7 +12,8 @@ Measured: a full refresh (first run: every day summed, a year of history back-fi
 refresh with nothing changed, a refresh after one more day of reports stored through the real
 ingest.storing.store_report, the blob bytes; then /dashboard/overview and
 /domains/{domain}/health under deploy/gunicorn.conf.py with wrk, against the bare WSGI ceiling
-(bench/api.py's Gunicorn and run_wrk) in the same run. Goals: full < 5 s, incremental < 0.5 s.
+and /enums (the same key look-up and metering, no blob) (bench/api.py's Gunicorn and run_wrk)
+in the same run. Goals: full < 5 s, incremental < 0.5 s.
 
     .venv/bin/python bench/snapshot.py [--records N] [--repeat N] [--duration S] [--no-http]
 """
@@ -250,6 +251,8 @@ def serve(work: pathlib.Path, org_id: str, args):
     health = [f"{BASE}/domains/{d}/health" for d in DOMAINS]
     rows = []
     targets = (("bare WSGI, constant 2 KB (ceiling)", "bench.api_apps:bare", ["/constant"]),
+               # The same pipeline (key look-up, metering) without a blob: what rua costs anyway.
+               ("/enums (no blob: auth + metering)", "wsgi:app", [f"{BASE}/enums"]),
                ("/dashboard/overview", "wsgi:app", [f"{BASE}/dashboard/overview"]),
                ("/domains/{d}/health (50 domains)", "wsgi:app", health))
     for label, app, paths in targets:
