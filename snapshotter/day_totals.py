@@ -2,7 +2,9 @@
 
 DomainDay counts the reports of each (domain, day); a cached total remembers the report count
 it was summed at, so only the days whose count changed are summed again. A refresh after one
-more day of reports therefore reads that day's rollups, not the whole year's.
+more day of reports therefore reads that day's rollups, not the whole year's. This relies on
+ingest's rule that rollups only change together with a report counted in DomainDay.reports
+(one transaction); deleting the cache blob makes the next refresh sum every day again.
 """
 from __future__ import annotations
 
