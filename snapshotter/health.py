@@ -91,10 +91,11 @@ def compliance_policy(a: Assessment, published: str | None) -> str:
     return policy_name(a.compliance.policy)
 
 
-def health_doc(ledger: Ledger, name: str, computed_at: datetime) -> dict:
-    """The /domains/{domain}/health body."""
+def health_doc(ledger: Ledger, name: str, computed_at: datetime,
+               assessment: Assessment | None = None) -> dict:
+    """The /domains/{domain}/health body (from the domain's assessment when already made)."""
     d = ledger.facts.domains[name]
-    a = assess(ledger, name)
+    a = assessment or assess(ledger, name)
     c = a.compliance
     doc = {
         "domain": name, "overall_score": whole(a.score), "grade": a.grade, "verdict": a.verdict,

@@ -61,10 +61,9 @@ def build_docs(ledger: Ledger, now: datetime, kinds, history_rows=None) -> dict:
     """Every served body of `kinds`, keyed (kind, variant); series kinds as bytes."""
     facts, docs = ledger.facts, {}
     names = sorted(facts.domains)
-    if "overview" in kinds or "health" in kinds:
-        assessments = [assess(ledger, n) for n in names]
+    assessed = {n: assess(ledger, n) for n in names} if {"overview", "health"} & set(kinds) else {}
     if "overview" in kinds:
-        docs[("overview", "")] = overview_doc(ledger, assessments)
+        docs[("overview", "")] = overview_doc(ledger, list(assessed.values()))
     if "compliance" in kinds:
         docs[("compliance", "")] = compliance_doc(ledger)
         docs.update((("compliance", n), compliance_doc(ledger, n)) for n in names)
@@ -74,7 +73,7 @@ def build_docs(ledger: Ledger, now: datetime, kinds, history_rows=None) -> dict:
         docs.update((("trends", n), dumps(trend_points(facts.domains[n].days, facts.today)))
                     for n in names)
     if "health" in kinds:
-        docs.update((("health", n), health_doc(ledger, n, now))
+        docs.update((("health", n), health_doc(ledger, n, now, assessed[n]))
                     for n in names if facts.domains[n].monitored)
     if history_rows is not None:
         docs[("history", "")] = dumps([history_point(r) for r in history_rows])
