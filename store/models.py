@@ -315,14 +315,20 @@ class Usage(BaseModel):
 
 
 class KeyHits(BaseModel):
-    """Requests per key per second, for the sliding 10-second abuse window."""
+    """Per key, the requests admitted in its last ten seconds, for the sliding abuse window.
+
+    One row per key, updated in place (store/usage_sql.py): `ring` packs six bits per second,
+    the second `newest` lowest; `second` is when the row was made, `hits` counts admissions.
+    """
     id = BigAutoField()
     key_id = CharField(max_length=26)
     second = BigIntegerField()
     hits = IntegerField(default=0)
+    newest = BigIntegerField(default=0)
+    ring = BigIntegerField(default=0)
 
     class Meta:
-        indexes = ((("key_id", "second"), True), (("second",), False))
+        indexes = ((("key_id", "second"), True), (("key_id",), True))
 
 
 class SchemaVersion(BaseModel):

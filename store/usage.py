@@ -17,7 +17,7 @@ from peewee import Case, fn
 from store import db, is_postgres
 from store import usage_sql as statements
 from store.clock import from_epoch
-from store.models import Event, KeyHits, Usage
+from store.models import Event, Usage
 
 HOUR = 3600
 UNCAPPED = 2**31 - 1          # fits the INTEGER columns; never reached within one hour
@@ -44,7 +44,12 @@ class Tally:
 class Abuse:
     """The abuse control: at most `limit` requests per key in any `window` seconds."""
     limit: int = 50
-    window: int = 10
+    window: int = statements.SLOTS
+
+    def __post_init__(self):
+        if not (0 < self.limit <= statements.MAX_ABUSE_LIMIT and self.window == statements.SLOTS):
+            raise ValueError(f"the abuse window holds up to {statements.MAX_ABUSE_LIMIT} "
+                             f"requests in {statements.SLOTS} seconds")
 
 
 def hour_of(epoch: int) -> int:
@@ -60,12 +65,8 @@ def abuse_wait(hits: list[tuple[int, int]], now: int, abuse: Abuse) -> int:
     return abuse.window
 
 
-def _sql(template: str) -> str:
-    return statements.text(template, db.param)
-
-
-def _one(sql: str, params) -> tuple | None:
-    return db.execute_sql(_sql(sql), params).fetchone()
+def _run(template: str, **params):
+    return db.execute_sql(statements.text(template, is_postgres()), params)
 
 
 def _pg_admit(params: dict) -> tuple:
@@ -84,71 +85,68 @@ def _writing():
 
 def _hit(key_id: str, now: int, abuse: Abuse) -> bool:
     """Count the request in the key's abuse window, unless the window is full (then False)."""
-    frm = now - abuse.window
-    row = _one(statements.HIT, (key_id, now, key_id, frm, now, abuse.limit,
-                      key_id, frm, now, abuse.limit))
-    return row is not None
+    return _run(statements.HIT, key=key_id, now=now, abuse=abuse.limit).fetchone() is not None
+
+
+def _wait(key_id: str, now: int, abuse: Abuse) -> int:
+    row = _run(statements.RING, key=key_id).fetchone()
+    return abuse_wait(statements.unpack(*row) if row else [], now, abuse)
 
 
 def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit: int | None,
           heavy: bool = False, abuse: Abuse = Abuse()) -> Tally:
     """Meter one request: abuse window, then hourly quota (and heavy budget); count the outcome."""
-    hour, weight = hour_of(now), int(heavy)
-    limit = UNCAPPED if limit is None else limit
-    heavy_limit = UNCAPPED if heavy_limit is None else heavy_limit
+    params = {"org": org_id, "key": key_id, "now": now, "abuse": abuse.limit,
+              "hour": hour_of(now), "weight": int(heavy),
+              "limit": UNCAPPED if limit is None else limit,
+              "heavy_limit": UNCAPPED if heavy_limit is None else heavy_limit}
     if is_postgres():
         # One statement, one round trip, committed on its own (autocommit).
-        hit, used, heavy_used = _pg_admit({
-            "org": org_id, "key": key_id, "now": now, "from": now - abuse.window,
-            "abuse": abuse.limit, "hour": hour, "weight": weight, "limit": limit,
-            "heavy_limit": heavy_limit})
+        hit, used, heavy_used = _pg_admit(params)
         if used is None:
             with _writing():
                 # A flood of refusals must not cost a disk flush each.
                 db.execute_sql("SET LOCAL synchronous_commit TO OFF")
-                tally = _refusal(org_id, key_id, hour, now, limit, abuse, hit=bool(hit))
+                tally = _refusal(params, abuse, hit=bool(hit))
     else:
         with _writing():
             hit = _hit(key_id, now, abuse)
-            row = _one(statements.ALLOW, (org_id, hour, weight, now, limit, heavy_limit)) if hit else None
+            row = _run(statements.ALLOW, **params).fetchone() if hit else None
             used, heavy_used = row if row else (None, None)
             if row is None:
-                tally = _refusal(org_id, key_id, hour, now, limit, abuse, hit=hit)
-            allowed = int(row is not None)
-            _one(statements.ADD, (org_id, key_id, hour, allowed, 1 - allowed, weight * allowed, now))
+                tally = _refusal(params, abuse, hit=hit)
+            ok = int(row is not None)
+            _run(statements.ADD, **params, allowed=ok, rejected=1 - ok, heavy=params["weight"] * ok)
     if used is None:
         return tally
     if used == 1:
-        _first_of_hour(org_id, hour, now)
+        _first_of_hour(org_id, params["hour"])
     return Tally("allowed", used, heavy_used)
 
 
-def _refusal(org_id: str, key_id: str, hour: int, now: int, limit: int, abuse: Abuse, *,
-             hit: bool) -> Tally:
+def _refusal(params: dict, abuse: Abuse, *, hit: bool) -> Tally:
     """Count a refused request on the organization's row; say which limit refused it."""
     if hit:
         # Refused for quota: it must not extend the abuse window it was counted in.
-        db.execute_sql(_sql(statements.UNHIT), (key_id, now))
-    used, heavy_used, _ = _one(statements.ADD, (org_id, "", hour, 0, 1, 0, now))
+        _run(statements.UNHIT, **params)
+    used, heavy_used = _run(statements.ADD, **{**params, "key": ""}, allowed=0, rejected=1,
+                            heavy=0).fetchone()
     if not hit:
-        window = db.execute_sql(_sql(statements.WINDOW), (key_id, now - abuse.window)).fetchall()
-        return Tally("abuse", used, heavy_used, abuse_wait(window, now, abuse))
-    return Tally("quota" if used >= limit else "heavy", used, heavy_used, hour + HOUR - now)
+        return Tally("abuse", used, heavy_used, _wait(params["key"], params["now"], abuse))
+    outcome = "quota" if used >= params["limit"] else "heavy"
+    return Tally(outcome, used, heavy_used, params["hour"] + HOUR - params["now"])
 
 
-def _first_of_hour(org_id: str, hour: int, now: int) -> None:
-    """Once per organization and hour: drop abuse rows past use and usage older than the chart."""
-    KeyHits.delete().where(KeyHits.second < now - HOUR).execute()
+def _first_of_hour(org_id: str, hour: int) -> None:
+    """Once per organization and hour: drop usage older than the chart can show."""
     Usage.delete().where((Usage.org == org_id) & (Usage.hour < hour - KEEP_HOURS * HOUR)).execute()
 
 
 def peek(org_id: str, key_id: str, now: int, *, abuse: Abuse = Abuse()) -> Tally:
     """Abuse control only, for the one request the quota does not count (the usage endpoint)."""
-    hour = hour_of(now)
     admitted = _hit(key_id, now, abuse)
-    wait = 0 if admitted else abuse_wait(
-        db.execute_sql(_sql(statements.WINDOW), (key_id, now - abuse.window)).fetchall(), now, abuse)
-    used, _rejected, heavy_used = hour_counts(org_id, hour)
+    wait = 0 if admitted else _wait(key_id, now, abuse)
+    used, _rejected, heavy_used = hour_counts(org_id, hour_of(now))
     return Tally("allowed" if admitted else "abuse", used, heavy_used, wait)
 
 

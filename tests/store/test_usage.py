@@ -5,12 +5,12 @@ import multiprocessing
 
 import pytest
 
-from store import open_db, usage
+from store import open_db, usage, usage_sql
 from store.models import Event, KeyHits, Usage
 from tests.factories import make_key, make_org
 
 HOUR = 1_700_002_800          # an epoch second at the top of an hour
-NO_ABUSE = usage.Abuse(limit=10**6)
+NO_ABUSE = usage.Abuse(limit=63)   # the most the window holds: out of these tests' way
 
 
 def admit(key, now=HOUR, limit=5, heavy_limit=2, heavy=False, abuse=NO_ABUSE):
@@ -119,11 +119,36 @@ def test_peek_applies_the_abuse_control_without_counting_usage(key):
     assert usage.hour_counts(key.org_id, HOUR) == (1, 0, 0)
 
 
-def test_first_request_of_an_hour_prunes_old_abuse_rows(key):
-    admit(key, now=HOUR - 7200)
-    assert KeyHits.select().count() == 1
-    admit(key, now=HOUR + 60)
-    assert [h.second for h in KeyHits.select()] == [HOUR + 60]
+def test_the_abuse_window_is_one_row_per_key_holding_only_its_last_ten_seconds(key):
+    for second in range(15):
+        admit(key, now=HOUR + second, limit=1000)
+        admit(key, now=HOUR + second, limit=1000)
+    rows = list(KeyHits.select())
+    assert len(rows) == 1
+    assert usage_sql.unpack(rows[0].newest, rows[0].ring) == [(HOUR + s, 2) for s in range(14, 4, -1)]
+
+
+@pytest.mark.parametrize("newest, ring, fields", [
+    (100, 0, []),
+    (100, 1, [(100, 1)]),
+    (100, (50 << 54) | 3, [(100, 3), (91, 50)]),
+    (100, (63 << 6), [(99, 63)]),
+])
+def test_a_ring_unpacks_into_its_seconds(newest, ring, fields):
+    assert usage_sql.unpack(newest, ring) == fields
+
+
+@pytest.mark.parametrize("limit", [0, 64, 10**6])
+def test_the_abuse_limit_must_fit_the_ring(limit):
+    with pytest.raises(ValueError):
+        usage.Abuse(limit=limit)
+
+
+def test_a_late_clock_counts_into_the_newest_second(key):
+    admit(key, now=HOUR + 5)
+    admit(key, now=HOUR + 3)
+    row = KeyHits.get()
+    assert usage_sql.unpack(row.newest, row.ring) == [(HOUR + 5, 2)]
 
 
 def test_usage_older_than_the_chart_is_pruned(key):
