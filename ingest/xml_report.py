@@ -13,6 +13,7 @@ from lxml import etree
 
 from ingest.model import Document, ParsedRecord, ParsedReport, ReportError, ReportMeta
 from ingest.xml_fields import Fields, meta_from, record_from
+from ingest.xml_records import QuickRecords
 from ingest.xml_text import clean_chunks
 
 NAMESPACES = {"", "urn:ietf:params:xml:ns:dmarc-2.0", "http://dmarc.org/dmarc-xml/0.1",
@@ -51,6 +52,7 @@ class _Reader:
         self._count = 0
         self._namespaces = set(NAMESPACES)
         self.fields = Fields(self.origin, self.note, self._namespaces)
+        self._quick = QuickRecords(self._namespaces, self.note)
 
     def note(self, key: str, text: str) -> None:
         """Add a warning once per kind, however many records repeat it."""
@@ -183,7 +185,11 @@ class _Reader:
     def _record(self, element) -> ParsedRecord:
         self._count += 1
         meta = self._meta()
-        return record_from(self.fields.section(element), self._count, meta.adkim, meta.aspf, self.fields)
+        # The usual record is read in one flat pass; anything else by the careful path, which
+        # warns and refuses as the reader always has.
+        return (self._quick.read(element)
+                or record_from(self.fields.section(element), self._count, meta.adkim, meta.aspf,
+                               self.fields))
 
     def records(self) -> Iterator[ParsedRecord]:
         try:
