@@ -6,7 +6,9 @@ from datetime import date, datetime, timedelta
 
 from peewee import fn
 
+from store import db, is_postgres
 from store.clock import to_epoch
+from store.compiled import Compiled
 from store.models import DailyRollup, Domain, DomainDay, Record, Report, Source
 
 ONE_DAY = timedelta(days=1)
@@ -72,6 +74,13 @@ def report_page(org_id: str, f: ReportFilter):
     return query.order_by(key.asc(), Report.id.asc()).tuples()
 
 
+def raw_rows(query) -> list[tuple]:
+    """A query's rows as the driver returns them (no per-column conversion: hot list pages).
+    SQLite gives DATETIME and DATE columns as text, Postgres as datetime and date."""
+    sql, params = query.sql()
+    return db.obj.execute_sql(sql, params).fetchall()
+
+
 def report_total(org_id: str, f: ReportFilter) -> int:
     """How many reports match f (domains set); by domain alone it is a sum over DomainDay."""
     if f.by_domain_only:
@@ -85,8 +94,19 @@ def report_total(org_id: str, f: ReportFilter) -> int:
 
 
 def report_stamp(org_id: str) -> int:
-    """Moves with every report stored for the org (and nothing deletes reports): cache key."""
-    return int(DomainDay.select(fn.SUM(DomainDay.reports)).where(DomainDay.org == org_id).scalar() or 0)
+    """A number that moves whenever a report is stored for the org (nothing deletes reports);
+    0 until the first. The key of every remembered total (webapp/memo.py)."""
+    if is_postgres():
+        # Concurrent transactions commit in any order: a sum moves with each of them.
+        return int(DomainDay.select(fn.SUM(DomainDay.reports))
+                   .where(DomainDay.org == org_id).scalar() or 0)
+    # SQLite has one writer at a time, and a new row's rowid is above every rowid in the
+    # table: the org's highest rowid moves with each stored report (one index probe).
+    row = db.obj.execute_sql(_SQLITE_STAMP, (org_id,)).fetchone()
+    return row[0] or 0
+
+
+_SQLITE_STAMP = 'SELECT MAX(rowid) FROM "report" WHERE "org_id" = ?'
 
 
 def _report_conditions(org_id: str, f: ReportFilter):
@@ -128,19 +148,30 @@ def has_reports(org_id: str) -> bool:
     return Report.select(Report.id).where(Report.org == org_id).exists()
 
 
-def report(org_id: str, report_id: str) -> Report | None:
-    return Report.get_or_none((Report.id == report_id) & (Report.org == org_id))
-
-
+# The detail's columns; JSON columns come back as their stored text (served as is).
+DETAIL_COLUMNS = (Report.version, Report.org_name, Report.email, Report.extra_contact_info,
+                  Report.report_id, Report.date_begin, Report.date_end, Report.errors,
+                  Report.generator, Report.domain, Report.adkim, Report.aspf, Report.p, Report.sp,
+                  Report.np, Report.pct, Report.fo, Report.testing, Report.psd,
+                  Report.discovery_method, Report.parse_warnings, Report.failure_summary)
 RECORD_COLUMNS = (Record.source_ip, Record.count, Record.disposition, Record.dkim, Record.spf,
                   Record.reasons, Record.envelope_to, Record.envelope_from, Record.header_from,
                   Record.auth_dkim, Record.auth_spf, Record.alignment, Record.classification)
+_REPORT = Compiled(lambda id, org: Report.select(*DETAIL_COLUMNS)
+                   .where((Report.id == id) & (Report.org == org)))
+_RECORDS = Compiled(lambda id, org: Record.select(*RECORD_COLUMNS)
+                    .where((Record.report == id) & (Record.org == org)).order_by(Record.ordinal))
 
 
-def records(report_row: Report):
-    """The report's records as tuples in RECORD_COLUMNS order, in the reporter's order."""
-    return (Record.select(*RECORD_COLUMNS).where(Record.report == report_row.id)
-            .order_by(Record.ordinal).tuples())
+def report(org_id: str, report_id: str) -> tuple | None:
+    """The report (a DETAIL_COLUMNS tuple) with this canonical id in the org, or None."""
+    rows = _REPORT.run(id=report_id, org=org_id)
+    return rows[0] if rows else None
+
+
+def records(org_id: str, report_id: str) -> list[tuple]:
+    """The report's records (RECORD_COLUMNS tuples) in the reporter's order."""
+    return _RECORDS.run(id=report_id, org=org_id)
 
 
 def report_date_range(org_id: str) -> tuple[date | None, date | None]:

@@ -44,7 +44,7 @@ def remember(key, org_id: str, compute):
 
 
 def stamp(org_id: str) -> int:
-    """The org's report stamp, read once per request (it is also the number of its reports)."""
+    """The org's report stamp, read once per request."""
     value = g.get("rua_stamp")
     if value is None:
         value = g.rua_stamp = report_stamp(org_id)

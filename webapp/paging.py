@@ -4,9 +4,10 @@ from __future__ import annotations
 from webapp.params import Page
 
 
-def envelope(key: str, query, page: Page, shape=None, count=None, **extra) -> dict:
-    """Run one page of an ordered query and its total (count(), by default a COUNT of query)."""
-    rows = list(query.limit(page.limit).offset(page.offset))
+def envelope(key: str, query, page: Page, shape=None, count=None, fetch=list, **extra) -> dict:
+    """Run one page of an ordered query (fetch(query) -> rows) and its total (count(), by
+    default a COUNT of the query)."""
+    rows = fetch(query.limit(page.limit).offset(page.offset))
     total = _total(count or query.order_by().count, page, len(rows))
     return {key: [shape(r) for r in rows] if shape else rows,
             "total": total, "limit": page.limit, "offset": page.offset, **extra}

@@ -1,38 +1,46 @@
 """The report detail shape: the reporter's own field names, epoch integers in DateRange."""
 from __future__ import annotations
 
+from orjson import Fragment
 
-def report_detail(report, records) -> dict:
-    """GET /reports/{id}: a Report row and its RECORD_COLUMNS tuples, in the reporter's order."""
+
+def _json(text):
+    """A stored JSON column, passed through without parsing (None stays null)."""
+    return None if text is None else Fragment(text)
+
+
+def report_detail(report: tuple, records) -> dict:
+    """GET /reports/{id} from a queries.DETAIL_COLUMNS tuple and RECORD_COLUMNS tuples."""
+    (version, org_name, email, extra_contact_info, report_id, date_begin, date_end, errors,
+     generator, domain, adkim, aspf, p, sp, np, pct, fo, testing, psd, discovery_method,
+     parse_warnings, failure_summary) = report
     shaped, classifications, alignments = [], [], []
     for (source_ip, count, disposition, dkim, spf, reasons, envelope_to, envelope_from,
          header_from, auth_dkim, auth_spf, alignment, classification) in records:
         shaped.append({
             "Row": {"SourceIP": source_ip, "Count": count,
                     "PolicyEvaluated": {"Disposition": disposition, "DKIM": dkim, "SPF": spf,
-                                        "Reason": reasons}},
+                                        "Reason": _json(reasons)}},
             "Identifiers": {"EnvelopeTo": envelope_to, "EnvelopeFrom": envelope_from,
                             "HeaderFrom": header_from},
-            "AuthResults": {"DKIM": auth_dkim, "SPF": auth_spf},
+            "AuthResults": {"DKIM": _json(auth_dkim), "SPF": _json(auth_spf)},
         })
         classifications.append(classification)
-        alignments.append({"spf": alignment.get("spf"), "dkim": alignment.get("dkim")})
+        alignments.append(_json(alignment))
     return {
-        "Version": report.version,
+        "Version": version,
         "ReportMetadata": {
-            "OrgName": report.org_name, "Email": report.email,
-            "ExtraContactInfo": report.extra_contact_info, "ReportID": report.report_id,
-            "DateRange": {"Begin": report.date_begin, "End": report.date_end},
-            "Errors": report.errors, "Generator": report.generator,
+            "OrgName": org_name, "Email": email, "ExtraContactInfo": extra_contact_info,
+            "ReportID": report_id, "DateRange": {"Begin": date_begin, "End": date_end},
+            "Errors": _json(errors), "Generator": generator,
         },
         "PolicyPublished": {
-            "Domain": report.domain, "ADKIM": report.adkim, "ASPF": report.aspf, "P": report.p,
-            "SP": report.sp, "NP": report.np, "PCT": report.pct, "FO": report.fo,
-            "T": report.testing, "PSD": report.psd, "DiscoveryMethod": report.discovery_method,
+            "Domain": domain, "ADKIM": adkim, "ASPF": aspf, "P": p, "SP": sp, "NP": np,
+            "PCT": pct, "FO": fo, "T": testing, "PSD": psd, "DiscoveryMethod": discovery_method,
         },
         "Records": shaped,
-        "parse_warnings": report.parse_warnings,
+        "parse_warnings": _json(parse_warnings),
         "record_classifications": classifications,
         "record_alignment": alignments,
-        "failure_summary": report.failure_summary,
+        "failure_summary": _json(failure_summary),
     }

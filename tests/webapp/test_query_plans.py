@@ -55,3 +55,15 @@ def test_the_stamp_reads_a_covering_index(sqlite_only):
     query = store.models.DomainDay.select(store.models.fn.SUM(store.models.DomainDay.reports)).where(
         store.models.DomainDay.org == "org")
     assert "COVERING INDEX" in _plan(query)
+
+
+def test_a_compiled_query_binds_fresh_values_each_run(database):
+    from store.compiled import Compiled
+    from store.models import Organization
+    from tests.factories import make_org
+    a, b = make_org(name="a"), make_org(name="b")
+    by_name = Compiled(lambda name: Organization.select(Organization.id)
+                       .where((Organization.name == name) & (Organization.plan != "none")).limit(1))
+    assert by_name.run(name="a") == [(a.id,)]
+    assert by_name.run(name="b") == [(b.id,)]
+    assert by_name.run(name="a' OR '1'='1") == []
