@@ -10,6 +10,8 @@ sum of the ten fields. So a hit updates one small row in place, and nothing need
 """
 from __future__ import annotations
 
+import functools
+
 SLOTS, BITS = 10, 6
 FIELD = (1 << BITS) - 1
 MAX_ABUSE_LIMIT = FIELD
@@ -101,8 +103,9 @@ PG_PREPARE = "PREPARE rua_admit ({}) AS {}".format(
 PG_EXECUTE = "EXECUTE rua_admit ({})".format(", ".join(f"%({name})s" for name, _ in PG_ARGS))
 
 
+@functools.lru_cache(maxsize=None)
 def text(template: str, postgres: bool) -> str:
-    """The template with the driver's named placeholders."""
+    """The template with the driver's named placeholders (made once per template and driver)."""
     names = ("org", "key", "now", "abuse", "hour", "weight", "limit", "heavy_limit",
              "allowed", "rejected", "heavy")
     return template.format(**{n: f"%({n})s" if postgres else f":{n}" for n in names})
