@@ -136,6 +136,18 @@ class Gunicorn:
         return f"http://127.0.0.1:{self.port}"
 
 
+def check_answers(url: str, paths: list[str], key: str) -> None:
+    """Measure only what works: the first path must answer 200 (else the body is printed)."""
+    import urllib.error
+    import urllib.request
+    request = urllib.request.Request(url + paths[0], headers={"Authorization": f"Bearer {key}"})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            response.read()
+    except urllib.error.HTTPError as error:
+        sys.exit(f"{paths[0]} answered {error.code}: {error.read()[:300]!r}")
+
+
 def run_wrk(wrk: str, url: str, paths: list[str], keys: list[str], duration: int,
             connections: int, threads: int) -> dict:
     quoted = lambda items: ",".join(json.dumps(i) for i in items)  # noqa: E731
@@ -226,6 +238,7 @@ def main(argv=None):
     plan.append(("bare WSGI, again (ceiling)", *plan[0][1:]))
     for label, app_spec, paths in plan:
         with Gunicorn(app_spec, store) as server:
+            check_answers(server.url, paths, keys[0])
             if args.warmup > 0:
                 run_wrk(wrk, server.url, paths, keys, args.warmup, args.connections, args.threads)
             figures = run_wrk(wrk, server.url, paths, keys, args.duration, args.connections,

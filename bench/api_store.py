@@ -22,8 +22,8 @@ from datetime import date, datetime, timedelta, timezone
 from store import keys, open_db
 from store.ids import encode
 from store.migrations import migrate
-from store.models import (ApiKey, DailyRollup, Domain, DomainDay, Member, Organization, Record,
-                          Report)
+from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Member, Organization,
+                          Record, Report)
 
 SEED = 1
 KEYS = 2000
@@ -41,7 +41,7 @@ POLICIES = ["none", "quarantine", "reject"]
 def schema_tag() -> str:
     """Short hash of the tables' columns: a cached store made for another schema is not reused."""
     text = ";".join(f"{m._meta.table_name}:{','.join(f.column_name for f in m._meta.sorted_fields)}"
-                    for m in (Report, Record, DailyRollup, DomainDay, ApiKey, Domain))
+                    for m in MODELS)
     return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
