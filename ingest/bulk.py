@@ -1,29 +1,73 @@
-"""Multi-row INSERTs with bound parameters, the SQL written once per batch shape.
+"""SQL for the ingest hot path: texts written once per shape, every value a bound parameter.
 
 Peewee builds SQL value by value, which costs more than the database work when a report holds
-50,000 records; here only table and column names enter the SQL text, every value is a parameter.
+50,000 records or a batch holds hundreds of small reports; here only table and column names from
+the models enter the SQL text (quoted), every value is a parameter.
 """
 from __future__ import annotations
 
-from peewee import quote
+from peewee import (BigIntegerField, CharField, FloatField, ForeignKeyField, IntegerField,
+                    TextField)
 
 from store import db
 
 BATCH = 500
+# Fields whose db_value leaves a value of the right Python type as it is (JSON and dates convert).
+_AS_IS = (BigIntegerField, CharField, FloatField, ForeignKeyField, IntegerField)
+_texts: dict[tuple, str] = {}
+
+
+def name(field) -> str:
+    """A column's quoted name."""
+    return f'"{field.column_name}"'
+
+
+def table(model) -> str:
+    return f'"{model._meta.table_name}"'
+
+
+def text(key, build) -> str:
+    """The SQL text for key, built once per database kind with its parameter marker."""
+    key = (db.param, key)
+    found = _texts.get(key)
+    if found is None:
+        found = _texts[key] = build().replace("?", db.param)
+    return found
+
+
+def execute(key, build, params=()):
+    """Run the statement built by build() (with ? for each parameter); the cursor."""
+    return db.execute_sql(text(key, build), params)
+
+
+def converters(fields):
+    """Per field, the conversion a value needs before it is bound (None: none)."""
+    return [None if isinstance(f, _AS_IS) and not isinstance(f, TextField) else f.db_value
+            for f in fields]
 
 
 def insert_rows(model, fields, rows, *, conflict=(), add=()):
     """Insert tuples in `fields` order; a row hitting the `conflict` key adds its `add` columns."""
-    name = lambda field: quote((field.column_name,), db.quote)  # noqa: E731
-    table = quote((model._meta.table_name,), db.quote)
-    head = f"INSERT INTO {table} ({', '.join(name(f) for f in fields)}) VALUES "
-    one = "(" + ", ".join([db.param] * len(fields)) + ")"
-    tail = ""
-    if conflict:
-        sums = ", ".join(f"{name(f)} = {table}.{name(f)} + excluded.{name(f)}" for f in add)
-        tail = f" ON CONFLICT ({', '.join(name(f) for f in conflict)}) DO UPDATE SET {sums}"
-    converters = [f.db_value for f in fields]
+    if not rows:
+        return
+    key = ("insert", model, tuple(fields), tuple(conflict), tuple(add))
+
+    def tail():
+        if not conflict:
+            return ""
+        sums = ", ".join(f"{name(f)} = {table(model)}.{name(f)} + excluded.{name(f)}" for f in add)
+        return f" ON CONFLICT ({', '.join(name(f) for f in conflict)}) DO UPDATE SET {sums}"
+    head = text(key + ("head",), lambda: (
+        f"INSERT INTO {table(model)} ({', '.join(name(f) for f in fields)}) VALUES "))
+    one = text(key + ("one",), lambda: "(" + ", ".join(["?"] * len(fields)) + ")")
+    end = text(key + ("tail",), tail)
+    convert = list(enumerate(converters(fields)))
+    plain = all(c is None for _, c in convert)
     for start in range(0, len(rows), BATCH):
         chunk = rows[start:start + BATCH]
-        params = [convert(value) for row in chunk for convert, value in zip(converters, row)]
-        db.execute_sql(head + ", ".join([one] * len(chunk)) + tail, params)
+        if plain:
+            params = [value for row in chunk for value in row]
+        else:
+            params = [value if c is None else c(value) for row in chunk
+                      for (_, c), value in zip(convert, row)]
+        db.execute_sql(head + ", ".join([one] * len(chunk)) + end, params)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ingest.alignment import failure_summary, record_alignment
-from ingest.bulk import insert_rows
+from ingest import bulk
 from ingest.classify import REPUTATIONS, UNKNOWN_SENDER, Sender, classify
 from ingest.model import ReportError
 from ingest.rollups import Tally
@@ -15,6 +15,7 @@ _FIELDS = ("report", "org", "ordinal", "source_ip", "count", "disposition", "dki
            "reasons", "envelope_to", "envelope_from", "header_from", "auth_dkim", "auth_spf",
            "alignment", "classification")
 _TEXT = ("source_ip", "disposition", "dkim", "spf", "envelope_to", "envelope_from", "header_from")
+_LIMITS = tuple(getattr(Record, name).max_length for name in _TEXT)   # longer ones are cut
 
 
 class RecordWriter:
@@ -49,19 +50,25 @@ class RecordWriter:
         report, start = self.report, self.records - len(self.pending)
         senders = known_senders(report.org_id, {r.source_ip for r in self.pending})
         rows = []
+        report_id, org_id, adkim, aspf = report.id, report.org_id, report.adkim, report.aspf
         for ordinal, record in enumerate(self.pending, start):
-            alignment = record_alignment(record, report.adkim, report.aspf)
+            alignment = record_alignment(record, adkim, aspf)
             verdict = classify(record, alignment, senders.get(record.source_ip, UNKNOWN_SENDER))
-            text = self.fit(Record, {name: getattr(record, name) for name in _TEXT})
-            rows.append((report.id, report.org_id, ordinal, text["source_ip"], record.count,
-                         text["disposition"], text["dkim"], text["spf"], record.reasons,
-                         text["envelope_to"], text["envelope_from"], text["header_from"],
+            text = (record.source_ip, record.disposition, record.dkim, record.spf,
+                    record.envelope_to, record.envelope_from, record.header_from)
+            if not all(value is not None and len(value) <= limit
+                       for value, limit in zip(text, _LIMITS)):
+                fitted = self.fit(Record, dict(zip(_TEXT, text)))
+                text = tuple(fitted[name] for name in _TEXT)
+            source_ip, disposition, dkim, spf, envelope_to, envelope_from, header_from = text
+            rows.append((report_id, org_id, ordinal, source_ip, record.count, disposition, dkim,
+                         spf, record.reasons, envelope_to, envelope_from, header_from,
                          record.auth_dkim, record.auth_spf, alignment, verdict))
-            self.tally.add(text["source_ip"], record.count, record.dkim, record.spf, verdict)
+            self.tally.add(source_ip, record.count, record.dkim, record.spf, verdict)
             if record.dkim == "pass" or record.spf == "pass":
                 self.compliant += record.count
             self._collect_selectors(record.auth_dkim)
-        insert_rows(Record, self.fields, rows)
+        bulk.insert_rows(Record, self.fields, rows)
         for name, value in failure_summary(self.pending).items():
             self.summary[name] = self.summary.get(name, 0) + value
         self.pending = []
@@ -77,8 +84,14 @@ class RecordWriter:
 
 def known_senders(org_id: str, ips) -> dict[str, Sender]:
     """What enrichment has recorded of these IPs (Source rows); an IP not there is unknown."""
-    rows = (Source.select(Source.ip, Source.service_slug, Source.abuse_status)
-            .where(Source.org == org_id, Source.ip.in_(sorted(ips))).tuples())
+    ips = sorted(ips)
+    if not ips:
+        return {}
+    cursor = bulk.execute(("senders", len(ips)), lambda: (
+        f"SELECT {bulk.name(Source.ip)}, {bulk.name(Source.service_slug)}, "
+        f"{bulk.name(Source.abuse_status)} FROM {bulk.table(Source)} "
+        f"WHERE {bulk.name(Source.org)} = ? AND {bulk.name(Source.ip)} IN "
+        f"({', '.join(['?'] * len(ips))})"), [org_id, *ips])
     return {ip: Sender("service" if slug else "unknown",
                        status if status in REPUTATIONS else "unknown")
-            for ip, slug, status in rows}
+            for ip, slug, status in cursor.fetchall()}

@@ -6,9 +6,7 @@ day is the UTC day holding the midpoint of the report window. The upserts add to
 """
 from __future__ import annotations
 
-from peewee import EXCLUDED
-
-from ingest.bulk import insert_rows
+from ingest import bulk
 from ingest.classify import LIKELY_FORWARDED
 from store.models import DailyRollup, DomainDay
 
@@ -41,18 +39,25 @@ def save_daily(org_id: str, domain: str, day, tally: Tally):
     sums = [getattr(DailyRollup, name) for name in (*_SUMS, "reports")]
     key = [DailyRollup.org, DailyRollup.domain, DailyRollup.day, DailyRollup.source_ip]
     rows = [(org_id, domain, day, ip, *counts, 1) for ip, counts in tally.by_ip.items()]
-    insert_rows(DailyRollup, key + sums, rows, conflict=key, add=sums)
+    bulk.insert_rows(DailyRollup, key + sums, rows, conflict=key, add=sums)
 
 
-def save_domain_day(org_id: str, domain: str, day, messages: int, policy: dict, as_of: int):
-    """Count the report on its domain's day; its policy wins unless a later report's is there."""
-    (DomainDay.insert(org=org_id, domain=domain, day=day, reports=1, messages=messages,
-                      policy_as_of=as_of, **policy)
-     .on_conflict(conflict_target=[DomainDay.org, DomainDay.domain, DomainDay.day],
-                  update={DomainDay.reports: DomainDay.reports + EXCLUDED.reports,
-                          DomainDay.messages: DomainDay.messages + EXCLUDED.messages})
-     .execute())
-    (DomainDay.update(policy_as_of=as_of, **policy)
-     .where(DomainDay.org == org_id, DomainDay.domain == domain, DomainDay.day == day,
-            DomainDay.policy_as_of <= as_of)
-     .execute())
+def save_domain_day(org_id: str, domain: str, day, messages: int, policy: tuple, as_of: int):
+    """Count the report on its domain's day; its policy (p, pct, testing) wins unless a later
+    report's is there. One upsert: the CASEs read the row as it was before this report."""
+    later = [DomainDay.policy_p, DomainDay.policy_pct, DomainDay.policy_testing,
+             DomainDay.policy_as_of]
+    fields = [DomainDay.org, DomainDay.domain, DomainDay.day, DomainDay.reports,
+              DomainDay.messages, *later]
+
+    def build():
+        t, n = bulk.table(DomainDay), bulk.name
+        newer = f"{t}.{n(DomainDay.policy_as_of)} <= excluded.{n(DomainDay.policy_as_of)}"
+        sets = [f"{n(f)} = {t}.{n(f)} + excluded.{n(f)}" for f in fields[3:5]]
+        sets += [f"{n(f)} = CASE WHEN {newer} THEN excluded.{n(f)} ELSE {t}.{n(f)} END"
+                 for f in later]
+        return (f"INSERT INTO {t} ({', '.join(n(f) for f in fields)}) "
+                f"VALUES ({', '.join(['?'] * len(fields))}) "
+                f"ON CONFLICT ({', '.join(n(f) for f in fields[:3])}) DO UPDATE SET {', '.join(sets)}")
+    values = (org_id, domain, day, 1, messages, *policy, as_of)
+    bulk.execute("domain_day", build, [f.db_value(v) for f, v in zip(fields, values)])

@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 from peewee import IntegrityError
 
-from ingest import rollups, routing
+from ingest import bulk, rollups, routing
 from ingest.model import ParsedReport, ReportError
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
 from store import db
@@ -49,7 +49,7 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None) -> Stored:
         raise ReportError(f"policy domain: {exc}") from None
     target = routing.find_org(org) if org is not None else routing.route(domain)
     key = dedupe_key(meta.org_name, meta.report_id, domain)
-    existing = Report.get_or_none(Report.org == target, Report.dedupe_key == key)
+    existing = _stored(target.id, key)
     if existing is not None:
         return Stored("duplicate", existing)
     days = window_days(meta.date_begin, meta.date_end)
@@ -58,24 +58,40 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None) -> Stored:
             report = _store(parsed, target, domain, key, days, received_at or utcnow())
     except IntegrityError:
         # Another process stored the same report between our look-up and our insert.
-        existing = Report.get_or_none(Report.org == target, Report.dedupe_key == key)
+        existing = _stored(target.id, key)
         if existing is None:
             raise
         return Stored("duplicate", existing)
     return Stored("stored", report)
 
 
+def _stored(org_id: str, key: str) -> Report | None:
+    """The report already stored under this dedupe key, if any."""
+    fields = Report._meta.sorted_fields
+    row = bulk.execute("stored", lambda: (
+        f"SELECT {', '.join(bulk.name(f) for f in fields)} FROM {bulk.table(Report)} "
+        f"WHERE {bulk.name(Report.org)} = ? AND {bulk.name(Report.dedupe_key)} = ?"),
+        (org_id, key)).fetchone()
+    if row is None:
+        return None
+    report = Report(**{f.name: f.python_value(value) for f, value in zip(fields, row)})
+    report._dirty.clear()
+    return report
+
+
 def _store(parsed, org: Organization, domain: str, key: str, days, received_at) -> Report:
     meta = parsed.meta
     warnings: list[str] = []
-    report = Report.create(**_fit(Report, warnings, dict(
-        org=org, dedupe_key=key, version=meta.version, org_name=meta.org_name, email=meta.email,
-        extra_contact_info=meta.extra_contact_info, report_id=meta.report_id,
+    report = Report(**_fit(Report, warnings, dict(
+        org=org.id, dedupe_key=key, version=meta.version, org_name=meta.org_name,
+        email=meta.email, extra_contact_info=meta.extra_contact_info, report_id=meta.report_id,
         date_begin=meta.date_begin, date_end=meta.date_end, day_begin=days[0], day_end=days[1],
         errors=meta.errors, generator=meta.generator, domain=domain, adkim=meta.adkim,
         aspf=meta.aspf, p=meta.p, sp=meta.sp, np=meta.np, pct=meta.pct, fo=meta.fo,
         testing=meta.testing, psd=meta.psd, discovery_method=meta.discovery_method,
         received_at=received_at)))
+    fields = Report._meta.sorted_fields
+    bulk.insert_rows(Report, fields, [[report.__data__.get(f.name) for f in fields]])
     writer = RecordWriter(report, domain, lambda model, values: _fit(model, warnings, values))
     writer.write_all(parsed.records)
     report.record_count = writer.records
@@ -84,34 +100,47 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at) 
                               if writer.messages else 0.0)
     report.failure_summary = writer.summary
     report.parse_warnings = (list(parsed.warnings) + warnings) or None   # complete only now
-    report.save()
+    totals = [Report.record_count, Report.total_messages, Report.compliant_messages,
+              Report.compliance_rate, Report.failure_summary, Report.parse_warnings]
+    bulk.execute("totals", lambda: (
+        f"UPDATE {bulk.table(Report)} SET {', '.join(f'{bulk.name(f)} = ?' for f in totals)} "
+        f"WHERE {bulk.name(Report.id)} = ?"),
+        [f.db_value(report.__data__[f.name]) for f in totals] + [report.id])
+    report._dirty.clear()
     rollups.save_daily(org.id, domain, days[2], writer.tally)
-    policy = {"policy_p": report.p, "policy_pct": report.pct, "policy_testing": report.testing}
+    policy = (report.p, report.pct, report.testing)
     rollups.save_domain_day(org.id, domain, days[2], report.total_messages, policy,
                             meta.date_end)
     _monitor(org, domain, writer.selectors)
-    (Organization.update(dirty_since=utcnow())
-     .where(Organization.id == org.id, Organization.dirty_since.is_null()).execute())
+    bulk.execute("dirty", lambda: (
+        f"UPDATE {bulk.table(Organization)} SET {bulk.name(Organization.dirty_since)} = ? "
+        f"WHERE {bulk.name(Organization.id)} = ? AND {bulk.name(Organization.dirty_since)} IS NULL"),
+        (Organization.dirty_since.db_value(utcnow()), org.id))
     return report
 
 
 def _monitor(org, domain: str, selectors: set):
     """The policy domain joins the org's domains (auto, or both when added by hand)."""
-    row = Domain.get_or_none(Domain.org == org, Domain.name == domain)
+    row = bulk.execute("monitor", lambda: (
+        f"SELECT {bulk.name(Domain.id)}, {bulk.name(Domain.source)}, "
+        f"{bulk.name(Domain.dkim_selectors)} FROM {bulk.table(Domain)} "
+        f"WHERE {bulk.name(Domain.org)} = ? AND {bulk.name(Domain.name)} = ?"),
+        (org.id, domain)).fetchone()
     if row is None:
         Domain.insert(org=org, name=domain, source="auto",
                       dkim_selectors=sorted(selectors)).on_conflict_ignore().execute()
         return
-    known = list(row.dkim_selectors or [])
+    domain_id, source, stored_selectors = row
+    known = list(Domain.dkim_selectors.python_value(stored_selectors) or [])
     room = max(0, MAX_SELECTORS - len(known))
     merged = known + sorted(s for s in selectors if s not in known)[:room]
     changes = {}
-    if row.source == "manual":
+    if source == "manual":
         changes[Domain.source] = "both"
     if merged != known:
         changes[Domain.dkim_selectors] = merged
     if changes:
-        Domain.update(changes).where(Domain.id == row.id).execute()
+        Domain.update(changes).where(Domain.id == domain_id).execute()
 
 
 def _fit(model, warnings: list, values: dict) -> dict:
