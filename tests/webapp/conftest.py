@@ -51,7 +51,8 @@ def key(org):
     return make_key(org, scope="read", role="owner")[1]
 
 
-METERING = re.compile(r'\b(INTO|UPDATE|FROM) "?(usage|key_hits)\b|^SET LOCAL |\brua_admit\b')
+# The gatekeeper's fixed statements: metering's and the key look-up (with its last_used_at).
+METERING = re.compile(r'\b(INTO|UPDATE|FROM) "?(usage|key_hits|api_key)\b|^SET LOCAL |\brua_admit\b')
 
 
 class QueryCounter(logging.Handler):
