@@ -20,6 +20,9 @@ _TAG = (r"(?:/?[A-Za-z_][\w.\-]*(?::[\w.\-]+)?"
         r"""(?:\s+[A-Za-z_:][\w.\-:]*\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?>"""
         r"|!--|!\[CDATA\[|!DOCTYPE|\?[A-Za-z])")
 _STRAY_LT = re.compile("<(?!" + _TAG + ")")
+# A '<' not starting a plain tag (<a>, </a>, <a/>): only these can be stray, and they are few.
+_NOT_PLAIN_TAG = re.compile(r"<(?!/?[A-Za-z_][\w.\-]*/?>)")
+_CONTROL_BYTES = bytes(c for c in range(32) if c not in (9, 10, 13))
 _BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _ESCAPED_BYTES = re.compile("[\udc80-\udcff]")
 _FIRST_ELEMENT = re.compile(r"<[A-Za-z_]")
@@ -112,15 +115,28 @@ def _incomplete_tag(text: str) -> str:
 
 
 def _repair(text: str, encoding: str, note: Note) -> str:
-    if _ESCAPED_BYTES.search(text):
+    ascii_only = text.isascii()     # then no escaped byte, and a control is found by bytes
+    if not ascii_only and _ESCAPED_BYTES.search(text):
         note("bytes", f"bytes that are not valid {encoding} were replaced with U+FFFD")
         text = _ESCAPED_BYTES.sub("\ufffd", text)
-    if _BAD_CHARS.search(text):
+    if _has_bad_chars(text, ascii_only):
         note("controls", "control characters that XML does not allow were removed")
         text = _BAD_CHARS.sub("", text)
-    if "<" in text:
-        repaired, count = _STRAY_LT.subn("&lt;", text)
-        if count:
-            note("stray-lt", "an unescaped '<' in a value was read as a literal character")
-            text = repaired
+    if _has_stray_lt(text):
+        note("stray-lt", "an unescaped '<' in a value was read as a literal character")
+        text = _STRAY_LT.sub("&lt;", text)
     return text
+
+
+def _has_bad_chars(text: str, ascii_only: bool) -> bool:
+    if ascii_only:
+        raw = text.encode("ascii")
+        return len(raw.translate(None, _CONTROL_BYTES)) != len(raw)
+    return _BAD_CHARS.search(text) is not None
+
+
+def _has_stray_lt(text: str) -> bool:
+    for found in _NOT_PLAIN_TAG.finditer(text):
+        if _STRAY_LT.match(text, found.start()):
+            return True
+    return False
