@@ -46,8 +46,10 @@ def converters(fields):
             for f in fields]
 
 
-def insert_rows(model, fields, rows, *, conflict=(), add=()):
-    """Insert tuples in `fields` order; a row hitting the `conflict` key adds its `add` columns."""
+def insert_rows(model, fields, rows, *, conflict=(), add=(), converted=False):
+    """Insert tuples in `fields` order; a row hitting the `conflict` key adds its `add` columns.
+
+    converted: the values are already as the database takes them (JSON as text)."""
     if not rows:
         return
     key = ("insert", model, tuple(fields), tuple(conflict), tuple(add))
@@ -62,7 +64,7 @@ def insert_rows(model, fields, rows, *, conflict=(), add=()):
     one = text(key + ("one",), lambda: "(" + ", ".join(["?"] * len(fields)) + ")")
     end = text(key + ("tail",), tail)
     convert = list(enumerate(converters(fields)))
-    plain = all(c is None for _, c in convert)
+    plain = converted or all(c is None for _, c in convert)
     for start in range(0, len(rows), BATCH):
         chunk = rows[start:start + BATCH]
         if plain:

@@ -10,6 +10,7 @@ from store.models import Record, Source
 
 BATCH = 500
 MAX_COUNT = 2**62          # per record and in total: far above any real report, inside BIGINT
+ALIGNMENT_CACHE = 4096     # distinct (From, auth domains) shapes remembered per report
 MAX_SELECTORS = 100        # per domain: enough for any real signer, bounded against hostile input
 _FIELDS = ("report", "org", "ordinal", "source_ip", "count", "disposition", "dkim", "spf",
            "reasons", "envelope_to", "envelope_from", "header_from", "auth_dkim", "auth_spf",
@@ -28,6 +29,7 @@ class RecordWriter:
         self.summary = {"spf_only": 0, "dkim_only": 0, "both": 0, "total": 0}
         self.records = self.messages = self.compliant = 0
         self.pending = []
+        self._alignments: dict[tuple, tuple[dict, str]] = {}
 
     def write_all(self, records):
         for record in records:
@@ -51,8 +53,9 @@ class RecordWriter:
         senders = known_senders(report.org_id, {r.source_ip for r in self.pending})
         rows = []
         report_id, org_id, adkim, aspf = report.id, report.org_id, report.adkim, report.aspf
+        as_json = Record.auth_dkim.db_value
         for ordinal, record in enumerate(self.pending, start):
-            alignment = record_alignment(record, adkim, aspf)
+            alignment, alignment_json = self._alignment(record, adkim, aspf)
             verdict = classify(record, alignment, senders.get(record.source_ip, UNKNOWN_SENDER))
             text = (record.source_ip, record.disposition, record.dkim, record.spf,
                     record.envelope_to, record.envelope_from, record.header_from)
@@ -62,16 +65,30 @@ class RecordWriter:
                 text = tuple(fitted[name] for name in _TEXT)
             source_ip, disposition, dkim, spf, envelope_to, envelope_from, header_from = text
             rows.append((report_id, org_id, ordinal, source_ip, record.count, disposition, dkim,
-                         spf, record.reasons, envelope_to, envelope_from, header_from,
-                         record.auth_dkim, record.auth_spf, alignment, verdict))
+                         spf, as_json(record.reasons), envelope_to, envelope_from, header_from,
+                         as_json(record.auth_dkim), as_json(record.auth_spf), alignment_json,
+                         verdict))
             self.tally.add(source_ip, record.count, record.dkim, record.spf, verdict)
             if record.dkim == "pass" or record.spf == "pass":
                 self.compliant += record.count
             self._collect_selectors(record.auth_dkim)
-        bulk.insert_rows(Record, self.fields, rows)
+        bulk.insert_rows(Record, self.fields, rows, converted=True)
         for name, value in failure_summary(self.pending).items():
             self.summary[name] = self.summary.get(name, 0) + value
         self.pending = []
+
+    def _alignment(self, record, adkim: str, aspf: str) -> tuple[dict, str]:
+        """record_alignment and its JSON, computed once per From domain and auth domains."""
+        spf, dkim = record.auth_spf, record.auth_dkim
+        key = (record.header_from, None if spf is None else tuple(r.get("Domain") for r in spf),
+               None if dkim is None else tuple(r.get("Domain") for r in dkim))
+        found = self._alignments.get(key)
+        if found is None:
+            alignment = record_alignment(record, adkim, aspf)
+            found = (alignment, Record.alignment.db_value(alignment))
+            if len(self._alignments) < ALIGNMENT_CACHE:
+                self._alignments[key] = found
+        return found
 
     def _collect_selectors(self, auth_dkim):
         """Selectors of signatures made with the policy domain itself (d= exactly the domain)."""
