@@ -4,10 +4,10 @@ from __future__ import annotations
 from webapp.params import Page
 
 
-def envelope(key: str, query, page: Page, shape=None, count=None, fetch=list, **extra) -> dict:
-    """Run one page of an ordered query (fetch(query) -> rows) and its total (count(), by
-    default a COUNT of the query)."""
-    rows = fetch(query.limit(page.limit).offset(page.offset))
+def envelope(key: str, query, page: Page, shape=None, count=None, rows=None, **extra) -> dict:
+    """One page of an ordered query (or rows(page), when given) and the total of its matches
+    (count(), by default a COUNT of the query); shape turns a row into a dict."""
+    rows = rows(page) if rows else list(query.limit(page.limit).offset(page.offset))
     total = _total(count or query.order_by().count, page, len(rows))
     return {key: [shape(r) for r in rows] if shape else rows,
             "total": total, "limit": page.limit, "offset": page.offset, **extra}

@@ -252,3 +252,14 @@ def test_a_report_stored_after_a_total_was_remembered_is_counted(client, org, ke
     assert get(client, "/reports?result=fail&limit=1", key).get_json()["total"] == 4
     make_report(org, "examples.net", [{"count": 1, **FAIL}])
     assert get(client, "/reports?domain=example&limit=1", key).get_json()["total"] == 5
+
+
+def test_filters_combine_and_each_shape_answers_with_its_own_values(client, org, key):
+    a = make_report(org, "a.example", [{"source_ip": "192.0.2.1", "count": 5, **FAIL}])
+    b = make_report(org, "b.example", [{"source_ip": "192.0.2.1", "count": 9, **FAIL}])
+    make_report(org, "b.example", [{"source_ip": "192.0.2.1", "count": 3}])
+    c = make_report(org, "c.example", [{"source_ip": "192.0.2.2", "count": 7, **FAIL}])
+    query = "/reports?domain=.example&source_ip=192.0.2.1&result=fail&sort_by=total_messages&sort_dir=asc"
+    assert ids(get(client, query, key)) == [a.id, b.id]
+    assert ids(get(client, query.replace("192.0.2.1", "192.0.2.2"), key)) == [c.id]
+    assert ids(get(client, query.replace("domain=.example", "domain=b.ex"), key)) == [b.id]
