@@ -183,16 +183,19 @@ def where_time_goes(store: pathlib.Path, paths: list[str], key: str) -> None:
     logger.addHandler(Clock())
     logger.setLevel(logging.DEBUG)
     client = create_app(Config(database_url=f"sqlite:///{store}", offline=True)).test_client()
-    print("\none request at a time, in process (second of two runs): the slowest statements")
+    print("\none request at a time, in process: the first (cold caches) and second request, and"
+          " the second's slowest statements")
     for path in paths:
+        took = []
         for _ in range(2):
             marks.clear()
             started = time.perf_counter()
             client.get(path, headers={"Authorization": f"Bearer {key}"})
             ended = time.perf_counter()
+            took.append(ended - started)
         spans = [(b[0] - a[0], a[1]) for a, b in zip(marks, marks[1:] + [(ended, "")])]
         sql = sum(s for s, _ in spans[:-1])
-        print(f"  {path[:70]}: {1000 * (ended - started):.1f} ms, "
+        print(f"  {path[:70]}: first {1000 * took[0]:.1f} ms, then {1000 * took[1]:.1f} ms: "
               f"{len(marks)} statements ({1000 * sql:.1f} ms from their start to the next)")
         for span, text in sorted(spans, reverse=True)[:2]:
             print(f"      {1000 * span:8.1f} ms  {text[:110]}")
