@@ -29,8 +29,8 @@ class QuickRecords:
 
     def local(self, tag) -> str | None:
         """The local name of an element in a known namespace; None for anything else."""
-        name = self._locals.get(tag)
-        if name is None and isinstance(tag, str):
+        name = None
+        if isinstance(tag, str):
             if tag[0] != "{":
                 name = tag
             else:
@@ -43,11 +43,12 @@ class QuickRecords:
 
     def read(self, element) -> ParsedRecord | None:
         """The record, or None when it needs the careful path."""
-        local = self.local
+        known, local = self._locals.get, self.local
         self._empty.clear()
         row = identifiers = auth = None
         for child in element:
-            name = local(child.tag)
+            tag = child.tag
+            name = known(tag) or local(tag)
             if name == _ROW and row is None:
                 row = child
             elif name == _IDENTIFIERS and identifiers is None:
@@ -80,10 +81,11 @@ class QuickRecords:
             auth_dkim=auth_dkim, auth_spf=auth_spf)
 
     def _row(self, row):
-        local = self.local
+        known, local = self._locals.get, self.local
         source_ip = count = evaluated = None
         for child in row:
-            name = local(child.tag)
+            tag = child.tag
+            name = known(tag) or local(tag)
             if name == "source_ip" and source_ip is None:
                 source_ip = _leaf(child)
                 if not source_ip or not _is_ip(source_ip):
@@ -108,11 +110,12 @@ class QuickRecords:
         return None if got is None else (source_ip, count, *got)
 
     def _evaluated(self, evaluated):
-        local = self.local
+        known, local = self._locals.get, self.local
         found = {}
         reasons = []
         for child in evaluated:
-            name = local(child.tag)
+            tag = child.tag
+            name = known(tag) or local(tag)
             if name == "reason":
                 reason = self._leaves(child, _REASON_FIELDS, None)
                 if reason is None:
@@ -136,11 +139,12 @@ class QuickRecords:
         return found["disposition"], found["dkim"], found["spf"], reasons or None
 
     def _auth(self, auth):
-        local = self.local
+        known, local = self._locals.get, self.local
         dkim, spf = [], []
         for child in auth:
             # record_from notes every <dkim>'s empties before any <spf>'s, as listed here
-            name = local(child.tag)
+            tag = child.tag
+            name = known(tag) or local(tag)
             if name == "dkim" and not spf:
                 got = self._leaves(child, _DKIM_FIELDS, "<dkim>")
                 if got is None or got.get("result", "") not in _DKIM_RESULTS:
@@ -167,17 +171,17 @@ class QuickRecords:
         warns is queued (in allowed's order, record_from's) when `where` names the parent for
         the warning, else the careful path takes the record.
         """
-        local = self.local
+        known, local = self._locals.get, self.local
         found = {}
         empty = False
         for child in parent:
-            name = local(child.tag)
+            tag = child.tag
+            name = known(tag) or local(tag)
             silent = allowed.get(name)
-            if silent is None or name in found:
+            if silent is None or name in found or len(child):
                 return None
-            text = _leaf(child)
-            if text is None:
-                return None
+            text = child.text
+            text = text.strip() if text else ""
             if not text and not silent:
                 if where is None:
                     return None
