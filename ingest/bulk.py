@@ -40,6 +40,13 @@ def execute(key, build, params=()):
     return db.execute_sql(text(key, build), params)
 
 
+def row(model, fields, values):
+    """A model instance from a row selected in `fields` order (not dirty: nothing to save)."""
+    instance = model(**{f.name: f.python_value(value) for f, value in zip(fields, values)})
+    instance._dirty.clear()
+    return instance
+
+
 def converters(fields):
     """Per field, the conversion a value needs before it is bound (None: none)."""
     return [None if isinstance(f, _AS_IS) and not isinstance(f, TextField) else f.db_value

@@ -72,11 +72,7 @@ def _stored(org_id: str, key: str) -> Report | None:
         f"SELECT {', '.join(bulk.name(f) for f in fields)} FROM {bulk.table(Report)} "
         f"WHERE {bulk.name(Report.org)} = ? AND {bulk.name(Report.dedupe_key)} = ?"),
         (org_id, key)).fetchone()
-    if row is None:
-        return None
-    report = Report(**{f.name: f.python_value(value) for f, value in zip(fields, row)})
-    report._dirty.clear()
-    return report
+    return None if row is None else bulk.row(Report, fields, row)
 
 
 def _store(parsed, org: Organization, domain: str, key: str, days, received_at) -> Report:
