@@ -31,3 +31,10 @@ class Compiled:
         sql, slots = compiled
         params = [values[item] if named else item for named, item in slots]
         return database.execute_sql(sql, params).fetchall()
+
+
+def raw_rows(query) -> list[tuple]:
+    """A query's rows as the driver returns them (no per-column conversion: hot list pages).
+    SQLite gives DATETIME and DATE columns as text, Postgres as datetime and date."""
+    sql, params = query.sql()
+    return db.obj.execute_sql(sql, params).fetchall()

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 from flask import Blueprint, g, request
 
-from store import queries
+from store import report_queries as queries
 from webapp import params
 from webapp.auth import requires
 from webapp.errors import ApiError

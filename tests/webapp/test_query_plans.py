@@ -6,8 +6,8 @@ from datetime import date
 import pytest
 
 import store
-from store import queries
-from store.queries import ReportFilter
+from store import report_queries as queries
+from store.report_queries import ReportFilter
 
 
 def _plan(query) -> str:
