@@ -97,13 +97,18 @@ def boolean(args, name: str) -> bool | None:
 
 def search(args, name: str = "search") -> str | None:
     """A search term cut to 100 characters; empty means no search."""
-    value = args.get(name)
+    value = text(args, name)
     return value[:SEARCH_LENGTH] if value else None
 
 
 def text(args, name: str) -> str | None:
     """A free-text filter as given; empty means no filter."""
-    return args.get(name) or None
+    value = args.get(name)
+    if not value:
+        return None
+    # No stored text holds NUL (Postgres refuses it even as a parameter): a term with one
+    # matches nothing, and U+FFFD, which no report field is normalized to, says exactly that.
+    return value.replace("\x00", "\ufffd") if "\x00" in value else value
 
 
 def ulid(value: str) -> str:

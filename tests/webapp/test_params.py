@@ -131,3 +131,8 @@ def test_anything_else_is_invalid_ip(value):
     ("true", True), ("false", False), ("TRUE", True), ("0", False), ("maybe", None), (None, None)])
 def test_booleans(value, expected):
     assert params.boolean({} if value is None else {"f": value}, "f") is expected
+
+
+def test_a_nul_in_a_text_filter_can_match_nothing_and_never_reaches_the_database():
+    assert params.text({"org": "a\x00b"}, "org") == "a\ufffdb"
+    assert params.search({"search": "\x00"}) == "\ufffd"

@@ -263,3 +263,10 @@ def test_filters_combine_and_each_shape_answers_with_its_own_values(client, org,
     assert ids(get(client, query, key)) == [a.id, b.id]
     assert ids(get(client, query.replace("192.0.2.1", "192.0.2.2"), key)) == [c.id]
     assert ids(get(client, query.replace("domain=.example", "domain=b.ex"), key)) == [b.id]
+
+
+@pytest.mark.parametrize("query", ["search=a%00b", "org=%00", "domain=%00", "source_ip=%00"])
+def test_a_nul_in_a_text_filter_matches_nothing(client, org, key, query):
+    make_report(org)
+    body = get(client, "/reports?" + query, key).get_json()
+    assert (body["reports"], body["total"], body["has_any"]) == ([], 0, True)
