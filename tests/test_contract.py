@@ -253,3 +253,11 @@ def test_figures_and_health_over_the_corpus_match_the_documented_shapes(corpus_o
         response = client.get(f"{BASE}/domains/{entry['domain']}/health", headers=headers)
         assert response.status_code == 200, entry["domain"]
         assert not [e.message for e in health.iter_errors(response.get_json())], entry["domain"]
+
+
+def test_the_readme_api_table_lists_every_path_of_the_contract():
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## The API", 1)[1].split("\n## ", 1)[0]
+    listed = {p for line in section.splitlines() if line.startswith("| `/")
+              for p in re.findall(r"`(/[^`]*)`", line.split("|")[1])}
+    assert listed == set(CONTRACT)
