@@ -16,7 +16,7 @@ _FIELDS = ("report", "org", "ordinal", "source_ip", "count", "disposition", "dki
            "reasons", "envelope_to", "envelope_from", "header_from", "auth_dkim", "auth_spf",
            "alignment", "classification")
 _TEXT = ("source_ip", "disposition", "dkim", "spf", "envelope_to", "envelope_from", "header_from")
-_LIMITS = tuple(getattr(Record, name).max_length for name in _TEXT)   # longer ones are cut
+_LIMITS = {name: getattr(Record, name).max_length for name in _TEXT}   # longer ones are cut
 
 
 class RecordWriter:
@@ -54,16 +54,25 @@ class RecordWriter:
         rows = []
         report_id, org_id, adkim, aspf = report.id, report.org_id, report.adkim, report.aspf
         as_json = Record.auth_dkim.db_value
+        ip_max, disposition_max, dkim_max, spf_max, to_max, from_max, header_max = (
+            _LIMITS[name] for name in _TEXT)
         for ordinal, record in enumerate(self.pending, start):
             alignment, alignment_json = self._alignment(record, adkim, aspf)
             verdict = classify(record, alignment, senders.get(record.source_ip, UNKNOWN_SENDER))
             text = (record.source_ip, record.disposition, record.dkim, record.spf,
                     record.envelope_to, record.envelope_from, record.header_from)
-            if not all(value is not None and len(value) <= limit
-                       for value, limit in zip(text, _LIMITS)):
-                fitted = self.fit(Record, dict(zip(_TEXT, text)))
-                text = tuple(fitted[name] for name in _TEXT)
             source_ip, disposition, dkim, spf, envelope_to, envelope_from, header_from = text
+            try:
+                fits = (len(source_ip) <= ip_max and len(disposition) <= disposition_max
+                        and len(dkim) <= dkim_max and len(spf) <= spf_max
+                        and len(envelope_to) <= to_max and len(envelope_from) <= from_max
+                        and len(header_from) <= header_max)
+            except TypeError:       # None: fit makes it ""
+                fits = False
+            if not fits:
+                fitted = self.fit(Record, dict(zip(_TEXT, text)))
+                source_ip, disposition, dkim, spf, envelope_to, envelope_from, header_from = (
+                    fitted[name] for name in _TEXT)
             rows.append((report_id, org_id, ordinal, source_ip, record.count, disposition, dkim,
                          spf, as_json(record.reasons), envelope_to, envelope_from, header_from,
                          as_json(record.auth_dkim), as_json(record.auth_spf), alignment_json,
@@ -92,7 +101,9 @@ class RecordWriter:
 
     def _collect_selectors(self, auth_dkim):
         """Selectors of signatures made with the policy domain itself (d= exactly the domain)."""
-        for entry in auth_dkim or ():
+        if not auth_dkim or len(self.selectors) >= MAX_SELECTORS:
+            return
+        for entry in auth_dkim:
             selector = (entry.get("Selector") or "").strip().lower()
             if (selector and len(selector) <= 253 and len(self.selectors) < MAX_SELECTORS
                     and (entry.get("Domain") or "").strip().lower().rstrip(".") == self.domain):

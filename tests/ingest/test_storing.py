@@ -391,3 +391,22 @@ def test_what_enrichment_knows_of_a_source_shapes_its_classification(database):
                               {"source_ip": "192.0.2.12", **broken_key}])
     verdicts = [r.classification for r in Record.select().order_by(Record.ordinal)]
     assert verdicts == ["needs_review", "suspicious", "suspicious", "needs_review"]
+
+
+# Values longer than their columns -------------------------------------------------------------
+
+def test_a_value_longer_than_its_column_is_cut_with_one_warning_per_column(database):
+    org = make_org()
+    long_from = "a" * 300 + ".example"
+    report = make_report(org, org_name="r" * 400, records=[
+        {"envelope_from": long_from, "source_ip": "1" * 100},
+        {"envelope_from": long_from},
+        {"disposition": None}])
+    rows = list(Record.select().order_by(Record.ordinal))
+    assert [len(r.envelope_from) for r in rows[:2]] == [253, 253]
+    assert (len(rows[0].source_ip), rows[2].disposition) == (64, "")
+    assert len(Report.get_by_id(report.id).org_name) == 255
+    assert Report.get_by_id(report.id).parse_warnings == [
+        "org_name was longer than 255 characters and was shortened",
+        "source_ip was longer than 64 characters and was shortened",
+        "envelope_from was longer than 253 characters and was shortened"]
