@@ -27,9 +27,8 @@ NOT_YET_BUILT = {
     "/sources/{ip}": "the sources-and-events issue after issue 4",
     "/events": "the sources-and-events issue after issue 4",
 }
-# Served at the site root, outside the base path and the document: the RFC 9727 catalog and the
-# README it links as service-doc.
-ROOT_ROUTES = {"/.well-known/api-catalog", "/docs"}
+# Served at the site root, outside the base path and the document: the RFC 9727 catalog only.
+ROOT_ROUTES = {"/.well-known/api-catalog"}
 # Served under the base path, documented, needing no key.
 PUBLIC_PATHS = {"/openapi.json"}
 
@@ -182,17 +181,15 @@ def test_the_api_catalog_is_an_rfc_9727_linkset_served_without_a_key(app):
     assert api["anchor"] == "https://reports.example.net/api/v1"
     assert api["service-desc"] == [{"href": "https://reports.example.net/api/v1/openapi.json",
                                     "type": "application/vnd.oai.openapi+json;version=3.1"}]
-    assert api["service-doc"] == [{"href": "https://reports.example.net/docs", "type": "text/markdown"}]
+    assert "service-doc" not in api
 
 
-def test_the_catalog_links_lead_to_the_document_and_the_readme(app):
+def test_the_catalog_link_leads_to_the_document(app):
     client = app.test_client()
     api = json.loads(client.get("/.well-known/api-catalog").data)["linkset"][1]
     desc = client.get(api["service-desc"][0]["href"].removeprefix("https://reports.example.net"))
     assert desc.status_code == 200 and desc.get_json()["info"]["version"] == "v1"
-    doc = client.get(api["service-doc"][0]["href"].removeprefix("https://reports.example.net"))
-    assert doc.status_code == 200 and doc.mimetype == "text/markdown"
-    assert doc.data.startswith(b"# rua")
+    assert client.get("/docs").status_code == 404
 
 
 def test_head_on_the_catalog_gives_its_headers_without_a_body(app):
