@@ -22,6 +22,7 @@ _TAG = (r"(?:/?[A-Za-z_][\w.\-]*(?::[\w.\-]+)?"
 _STRAY_LT = re.compile("<(?!" + _TAG + ")")
 # A '<' not starting a plain tag (<a>, </a>, <a/>): only these can be stray, and they are few.
 _NOT_PLAIN_TAG = re.compile(r"<(?!/?[A-Za-z_][\w.\-]*/?>)")
+_NOT_PLAIN_TAG_BYTES = re.compile(rb"<(?!/?[A-Za-z_][\w.\-]*/?>)")   # \w: ASCII either way
 _CONTROL_BYTES = bytes(c for c in range(32) if c not in (9, 10, 13))
 _BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _ESCAPED_BYTES = re.compile("[\udc80-\udcff]")
@@ -115,28 +116,24 @@ def _incomplete_tag(text: str) -> str:
 
 
 def _repair(text: str, encoding: str, note: Note) -> str:
-    ascii_only = text.isascii()     # then no escaped byte, and a control is found by bytes
-    if not ascii_only and _ESCAPED_BYTES.search(text):
+    # ASCII text (the usual case) has no escaped byte, and is searched faster as bytes.
+    raw = text.encode("ascii") if text.isascii() else None
+    if raw is None and _ESCAPED_BYTES.search(text):
         note("bytes", f"bytes that are not valid {encoding} were replaced with U+FFFD")
         text = _ESCAPED_BYTES.sub("\ufffd", text)
-    if _has_bad_chars(text, ascii_only):
+    if (len(raw.translate(None, _CONTROL_BYTES)) != len(raw) if raw is not None
+            else _BAD_CHARS.search(text)):
         note("controls", "control characters that XML does not allow were removed")
         text = _BAD_CHARS.sub("", text)
-    if _has_stray_lt(text):
+        raw = None
+    if _has_stray_lt(text, raw):
         note("stray-lt", "an unescaped '<' in a value was read as a literal character")
         text = _STRAY_LT.sub("&lt;", text)
     return text
 
 
-def _has_bad_chars(text: str, ascii_only: bool) -> bool:
-    if ascii_only:
-        raw = text.encode("ascii")
-        return len(raw.translate(None, _CONTROL_BYTES)) != len(raw)
-    return _BAD_CHARS.search(text) is not None
-
-
-def _has_stray_lt(text: str) -> bool:
-    for found in _NOT_PLAIN_TAG.finditer(text):
-        if _STRAY_LT.match(text, found.start()):
-            return True
-    return False
+def _has_stray_lt(text: str, raw: bytes | None) -> bool:
+    """Whether a '<' opens no tag; raw is text as ASCII bytes (same offsets), when it is ASCII."""
+    candidates = (_NOT_PLAIN_TAG_BYTES.finditer(raw) if raw is not None
+                  else _NOT_PLAIN_TAG.finditer(text))
+    return any(_STRAY_LT.match(text, found.start()) for found in candidates)
