@@ -8,7 +8,8 @@ from cli.common import fail
 from cli.lookup import resolve_org
 from cli.session import open_store
 from store.domain_names import InvalidDomain, normalize
-from store.models import Domain
+from store.clock import utcnow
+from store.models import Domain, Organization
 
 
 @click.group()
@@ -36,6 +37,7 @@ def domain_add(config, org_ref, name):
                     row.save(only=[Domain.source])
                 else:
                     fail(f"{ascii_name} is already monitored by {target.name}")
+                _mark_dirty(target)
         except IntegrityError:
             fail(f"{ascii_name} is already monitored by {target.name}")
     click.echo(f"{ascii_name} ({source}) in {target.name}")
@@ -79,6 +81,13 @@ def domain_remove(config, org_ref, name):
             else:
                 row.delete_instance()
                 click.echo(f"removed {ascii_name} from {target.name}")
+            _mark_dirty(target)
+
+
+def _mark_dirty(org):
+    """The organization's overview and cards list its domains: the snapshotter must recompute."""
+    (Organization.update(dirty_since=utcnow())
+     .where(Organization.id == org.id, Organization.dirty_since.is_null()).execute())
 
 
 def _normal(name: str) -> str:

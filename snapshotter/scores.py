@@ -51,6 +51,10 @@ class Cumulative:
                         for t in map(days.__getitem__, self.days))) if self.days else [()] * 6
         self.sums = [list(accumulate(column, initial=0)) for column in columns]
 
+    def any_between(self, first: date, last: date) -> bool:
+        i = bisect_left(self.days, first)
+        return i < len(self.days) and self.days[i] <= last
+
     def between(self, first: date, last: date) -> Tally:
         i, j = bisect_left(self.days, first), bisect_right(self.days, last)
         return Tally(*(column[j] - column[i] for column in self.sums)) if j > i else ZERO
@@ -85,15 +89,17 @@ class Ledger:
                       self.has_reports(d, as_of), policy)
 
     def org(self, as_of: date | None = None) -> Scored:
-        """Rates weighted by messages; policy strength averaged over domains with reports."""
+        """Rates weighted by messages; policy strength averaged over the domains with reports
+        in the scoring window (a domain gone quiet no longer pulls the average)."""
         as_of = as_of or self.facts.today
-        total, strengths = ZERO, []
+        total, strengths, ever = ZERO, [], False
         for name, d in self.facts.domains.items():
             total = total + self.window(name, as_of)
-            if self.has_reports(d, as_of):
+            ever = ever or self.has_reports(d, as_of)
+            if self.cumulative[name].any_between(as_of - timedelta(days=WINDOW_DAYS - 1), as_of):
                 strengths.append(policy_strength(policy_as_of(d.policies, as_of)))
         strength = sum(strengths) / len(strengths) if strengths else 0.0
-        return scored(total, strength, bool(strengths))
+        return scored(total, strength, ever)
 
 
 def domain_score_entry(name: str, s: Scored) -> dict:

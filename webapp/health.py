@@ -16,8 +16,8 @@ bp = Blueprint("health", __name__)
 @requires("domain:read")
 def show(domain):
     name = params.domain(domain)
-    blob = fetch("health", name, exists=lambda: Domain.select().where(
-        Domain.org == g.principal.org_id, Domain.name == name).exists())
-    if blob is None:
+    # Asked on every request, not only when the blob is missing: a domain removed since the
+    # last refresh must not keep answering from its old blob.
+    if not Domain.select().where(Domain.org == g.principal.org_id, Domain.name == name).exists():
         raise ApiError(404, "domain_not_monitored")
-    return serve(blob)
+    return serve(fetch("health", name))

@@ -69,3 +69,12 @@ def test_removing_an_unmonitored_domain_is_refused(rua, acme):
     make_domain(make_org("Beta"), name="example.com")
     assert_refused(rua("domain", "remove", "Acme", "example.com"), "Acme does not monitor example.com")
     assert Domain.select().count() == 1
+
+
+def test_adding_or_removing_a_domain_marks_the_organization_for_the_snapshotter(rua, acme):
+    from store.models import Organization
+    for command in (["domain", "add", "Acme", "dirty.example"],
+                    ["domain", "remove", "Acme", "dirty.example"]):
+        Organization.update(dirty_since=None).execute()
+        assert rua(*command).exit_code == 0
+        assert Organization.get(Organization.name == "Acme").dirty_since is not None

@@ -88,3 +88,10 @@ def test_a_domain_without_data_gets_the_zero_body_naming_it():
     assert doc["domain_scores"] == [{"domain": "other.example", "score": 0.0, "grade": "N/A",
                                      "compliance_rate": 0.0, "spf_pass_rate": 0.0,
                                      "dkim_pass_rate": 0.0, "policy": "none", "total_messages": 0}]
+
+
+def test_policy_strength_averages_only_the_domains_with_reports_in_the_window():
+    f = facts(**{"a.example": domain("a.example", {day(1): Tally(10, 10, 10, 10)}),
+                 "quiet.example": domain("quiet.example", {day(45): Tally(5, 0, 0, 0)},
+                                         Policy("none"))})
+    assert compliance_doc(Ledger(f))["policy_strength"] == 100.0

@@ -51,3 +51,11 @@ def test_health_needs_domain_read(client, monitored):
     billing = make_key(monitored, role="billing")[1]
     assert_error(get(client, "/domains/example.com/health", billing), 403,
                  "insufficient_permission", required="domain:read")
+
+
+
+def test_a_domain_removed_since_the_last_refresh_is_no_longer_monitored(client, monitored, key):
+    from store.models import Domain
+    assert get(client, "/domains/example.com/health", key).status_code == 200
+    Domain.delete().where(Domain.name == "example.com").execute()
+    assert_error(get(client, "/domains/example.com/health", key), 404, "domain_not_monitored")
