@@ -34,12 +34,15 @@ def register(main):
     @main.command("snapshot")
     @click.option("--org", "org", metavar="ORG", help="Only this organization (id or name).")
     @click.option("--all", "every", is_flag=True, help="Every organization, dirty or not.")
+    @click.option("--daily", is_flag=True,
+                  help="The after-midnight job: yesterday's final score-history row of every "
+                       "organization, then every blob (for cron at 00:05 UTC).")
     @click.pass_obj
-    def snapshot(config, org, every):
-        """Recompute snapshot blobs now: dirty organizations, or --org ORG, or --all."""
+    def snapshot(config, org, every, daily):
+        """Recompute snapshot blobs now: dirty organizations, or --org ORG, or --all, or --daily."""
         from snapshotter import jobs
-        if org and every:
-            fail("give --org ORG or --all, not both")
+        if sum(map(bool, (org, every, daily))) > 1:
+            fail("give one of --org ORG, --all or --daily")
         with connect(config):
             now, started = utcnow(), time.perf_counter()
             address = config.report_address
@@ -47,6 +50,8 @@ def register(main):
                 results = [jobs.refresh_org(find_org(org).id, now, report_address=address)]
             elif every:
                 results = jobs.refresh_all(now, report_address=address)
+            elif daily:
+                results = jobs.daily(now, report_address=address)
             else:
                 results = jobs.refresh_dirty(now, report_address=address)
             for r in results:

@@ -38,9 +38,22 @@ def test_snapshot_org_by_name_and_all(rua):
     assert snapshots.get(two.id, "health", "x") is None and snapshots.get(two.id, "trends") is not None
 
 
+def test_snapshot_daily_writes_yesterdays_history_row_for_cron(rua):
+    from datetime import timedelta
+    from store.clock import utcnow
+    from store.models import ScoreHistory
+    org = make_org()
+    yesterday = utcnow().date() - timedelta(days=1)
+    report_on(org, "example.com", yesterday, [{"count": 3}])
+    result = rua("snapshot", "--daily")
+    assert result.exit_code == 0, result.output
+    assert yesterday in [r.day for r in ScoreHistory.select().where(ScoreHistory.org == org.id)]
+
+
 @pytest.mark.parametrize("args, fragment", [
     (["--org", "nobody"], "no organization 'nobody'"),
-    (["--org", "x", "--all"], "not both"),
+    (["--org", "x", "--all"], "give one of"),
+    (["--all", "--daily"], "give one of"),
 ])
 def test_snapshot_refuses_bad_options_with_one_line(rua, args, fragment):
     result = rua("snapshot", *args)
