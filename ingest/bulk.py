@@ -53,15 +53,19 @@ def converters(fields):
             for f in fields]
 
 
-def insert_rows(model, fields, rows, *, conflict=(), add=(), converted=False):
+def insert_rows(model, fields, rows, *, conflict=(), add=(), ignore=False, converted=False):
     """Insert tuples in `fields` order; a row hitting the `conflict` key adds its `add` columns.
 
-    converted: the values are already as the database takes them (JSON as text)."""
+    ignore: a row that conflicts with any unique key is skipped. converted: the values are
+    already as the database takes them (JSON as text)."""
     if not rows:
         return
-    key = ("insert", model, tuple(fields), tuple(conflict), tuple(add))
+    key = ("insert", model._meta.table_name, *(f.column_name for f in fields), "conflict",
+           *(f.column_name for f in conflict), "add", *(f.column_name for f in add), ignore)
 
     def tail():
+        if ignore:
+            return " ON CONFLICT DO NOTHING"
         if not conflict:
             return ""
         sums = ", ".join(f"{name(f)} = {table(model)}.{name(f)} + excluded.{name(f)}" for f in add)

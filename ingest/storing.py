@@ -123,8 +123,10 @@ def _monitor(org, domain: str, selectors: set):
         f"WHERE {bulk.name(Domain.org)} = ? AND {bulk.name(Domain.name)} = ?"),
         (org.id, domain)).fetchone()
     if row is None:
-        Domain.insert(org=org, name=domain, source="auto",
-                      dkim_selectors=sorted(selectors)).on_conflict_ignore().execute()
+        fields = Domain._meta.sorted_fields
+        values = Domain(org=org.id, name=domain, source="auto",
+                        dkim_selectors=sorted(selectors)).__data__
+        bulk.insert_rows(Domain, fields, [[values.get(f.name) for f in fields]], ignore=True)
         return
     domain_id, source, stored_selectors = row
     known = list(Domain.dkim_selectors.python_value(stored_selectors) or [])
