@@ -55,7 +55,9 @@ def _api_error(exc: ApiError) -> Response:
 
 def _http_error(exc: HTTPException) -> Response:
     if isinstance(exc, MethodNotAllowed):
-        return Response(status=405, headers={"Allow": ALLOW})
+        response = Response(status=405, headers={"Allow": ALLOW})
+        del response.headers["Content-Type"]     # no body, so no type to announce
+        return response
     status = exc.code or 500
     if status == 404 or status < 400:
         # No such path, or a slash redirect werkzeug offers: either way not documented.

@@ -50,6 +50,7 @@ def test_the_403_comes_before_any_400(client, org, path):
 def test_other_methods_are_405_with_allow_and_no_body(client, path, method):
     resp = client.open("/api/v1" + path, method=method)
     assert (resp.status_code, resp.headers["Allow"], resp.get_data()) == (405, "GET, HEAD", b"")
+    assert "Content-Type" not in resp.headers
 
 
 @pytest.mark.parametrize("path", [p for p in ENDPOINTS if "01HQ" not in p])
