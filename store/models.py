@@ -309,26 +309,27 @@ class Usage(BaseModel):
     rejected = IntegerField(default=0)
     heavy = IntegerField(default=0)            # heavy-route requests allowed (org total row)
     last_at = BigIntegerField(default=0)       # epoch seconds of the latest request counted
+    # Key rows: the abuse window, admitted requests of the ten seconds up to `newest` packed
+    # six bits a second (store/usage_sql.py).
+    newest = BigIntegerField(default=0)
+    ring = BigIntegerField(default=0)
 
     class Meta:
         indexes = ((("org", "key_id", "hour"), True), (("org", "hour"), False))
 
 
 class KeyHits(BaseModel):
-    """Per key, the requests admitted in its last ten seconds, for the sliding abuse window.
+    """Not written: the abuse window lives in each key's Usage row (one row less per request).
 
-    One row per key, updated in place (store/usage_sql.py): `ring` packs six bits per second,
-    the second `newest` lowest; `second` is when the row was made, `hits` counts admissions.
+    Kept because the schema only grows; store/usage_sql.py says how the window is packed.
     """
     id = BigAutoField()
     key_id = CharField(max_length=26)
     second = BigIntegerField()
     hits = IntegerField(default=0)
-    newest = BigIntegerField(default=0)
-    ring = BigIntegerField(default=0)
 
     class Meta:
-        indexes = ((("key_id", "second"), True), (("key_id",), True))
+        indexes = ((("key_id", "second"), True),)
 
 
 class SchemaVersion(BaseModel):

@@ -2,9 +2,9 @@
 
 Every check is a conditional upsert whose WHERE runs under the row lock (SQLite's write lock,
 Postgres's row lock on conflict), so "allow while count < limit" can never admit one too many,
-whichever worker or host asks. An allowed request writes three small rows: the key's second in
-the abuse window, the organization's hour, the key's hour. On SQLite that is one short
-transaction of three statements (in-process calls, no round trips); on Postgres it is one
+whichever worker or host asks. An allowed request writes two small rows: its key's hour (which
+also holds the key's abuse window) and its organization's hour. On SQLite that is one short
+transaction of two statements (in-process calls, no round trips); on Postgres it is one
 prepared statement, one round trip, committed without waiting for the disk (store/usage_sql.py).
 """
 from __future__ import annotations
@@ -83,14 +83,10 @@ def _writing():
     return db.atomic() if is_postgres() else db.obj.atomic("IMMEDIATE")
 
 
-def _hit(key_id: str, now: int, abuse: Abuse) -> bool:
-    """Count the request in the key's abuse window, unless the window is full (then False)."""
-    return _run(statements.HIT, key=key_id, now=now, abuse=abuse.limit).fetchone() is not None
-
-
-def _wait(key_id: str, now: int, abuse: Abuse) -> int:
-    row = _run(statements.RING, key=key_id).fetchone()
-    return abuse_wait(statements.unpack(*row) if row else [], now, abuse)
+def _wait(params: dict, abuse: Abuse) -> int:
+    """Retry-After of a request the abuse window refused, from the key's last two rings."""
+    hits = [h for row in _run(statements.RINGS, **params) for h in statements.unpack(*row)]
+    return abuse_wait(hits, params["now"], abuse)
 
 
 def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit: int | None,
@@ -110,13 +106,11 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
                 tally = _refusal(params, abuse, hit=bool(hit))
     else:
         with _writing():
-            hit = _hit(key_id, now, abuse)
+            hit = _run(statements.KEY_HIT, **params, counted=1).fetchone() is not None
             row = _run(statements.ALLOW, **params).fetchone() if hit else None
             used, heavy_used = row if row else (None, None)
             if row is None:
                 tally = _refusal(params, abuse, hit=hit)
-            ok = int(row is not None)
-            _run(statements.ADD, **params, allowed=ok, rejected=1 - ok, heavy=params["weight"] * ok)
     if used is None:
         return tally
     if used == 1:
@@ -125,14 +119,17 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
 
 
 def _refusal(params: dict, abuse: Abuse, *, hit: bool) -> Tally:
-    """Count a refused request on the organization's row; say which limit refused it."""
+    """Count a refused request as rejected on its key's and organization's rows; say which
+    limit refused it."""
     if hit:
-        # Refused for quota: it must not extend the abuse window it was counted in.
-        _run(statements.UNHIT, **params)
+        # Refused for quota after the key's row took it: out of the allowed count and the window.
+        _run(statements.KEY_UNDO, **params)
+    else:
+        _run(statements.ADD, **params, allowed=0, rejected=1, heavy=0)
     used, heavy_used = _run(statements.ADD, **{**params, "key": ""}, allowed=0, rejected=1,
                             heavy=0).fetchone()
     if not hit:
-        return Tally("abuse", used, heavy_used, _wait(params["key"], params["now"], abuse))
+        return Tally("abuse", used, heavy_used, _wait(params, abuse))
     outcome = "quota" if used >= params["limit"] else "heavy"
     return Tally(outcome, used, heavy_used, params["hour"] + HOUR - params["now"])
 
@@ -144,9 +141,11 @@ def _first_of_hour(org_id: str, hour: int) -> None:
 
 def peek(org_id: str, key_id: str, now: int, *, abuse: Abuse = Abuse()) -> Tally:
     """Abuse control only, for the one request the quota does not count (the usage endpoint)."""
-    admitted = _hit(key_id, now, abuse)
-    wait = 0 if admitted else _wait(key_id, now, abuse)
-    used, _rejected, heavy_used = hour_counts(org_id, hour_of(now))
+    params = {"org": org_id, "key": key_id, "now": now, "abuse": abuse.limit,
+              "hour": hour_of(now), "weight": 0}
+    admitted = _run(statements.KEY_HIT, **params, counted=0).fetchone() is not None
+    wait = 0 if admitted else _wait(params, abuse)
+    used, _rejected, heavy_used = hour_counts(org_id, params["hour"])
     return Tally("allowed" if admitted else "abuse", used, heavy_used, wait)
 
 

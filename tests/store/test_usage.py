@@ -6,7 +6,7 @@ import multiprocessing
 import pytest
 
 from store import open_db, usage, usage_sql
-from store.models import Event, KeyHits, Usage
+from store.models import Event, Usage
 from tests.factories import make_key, make_org
 
 HOUR = 1_700_002_800          # an epoch second at the top of an hour
@@ -119,13 +119,28 @@ def test_peek_applies_the_abuse_control_without_counting_usage(key):
     assert usage.hour_counts(key.org_id, HOUR) == (1, 0, 0)
 
 
-def test_the_abuse_window_is_one_row_per_key_holding_only_its_last_ten_seconds(key):
+def _ring(key, hour=HOUR):
+    row = Usage.get((Usage.key_id == key.id) & (Usage.hour == hour))
+    return usage_sql.unpack(row.newest, row.ring)
+
+
+def test_the_key_hour_row_holds_the_abuse_window_of_its_last_ten_seconds(key):
     for second in range(15):
         admit(key, now=HOUR + second, limit=1000)
         admit(key, now=HOUR + second, limit=1000)
-    rows = list(KeyHits.select())
-    assert len(rows) == 1
-    assert usage_sql.unpack(rows[0].newest, rows[0].ring) == [(HOUR + s, 2) for s in range(14, 4, -1)]
+    assert _ring(key) == [(HOUR + s, 2) for s in range(14, 4, -1)]
+
+
+def test_the_abuse_window_reaches_back_into_the_previous_hour(key):
+    abuse = usage.Abuse()
+    for second in range(5, 0, -1):
+        for _ in range(10):
+            admit(key, now=HOUR - second, limit=1000, abuse=abuse)
+    assert admit(key, now=HOUR + 4, limit=1000, abuse=abuse).outcome == "abuse"
+    refused = admit(key, now=HOUR + 4, limit=1000, abuse=abuse)
+    assert refused.retry_after == 1            # at HOUR + 5 the second HOUR - 5 has left
+    assert admit(key, now=HOUR + 5, limit=1000, abuse=abuse).outcome == "allowed"
+    assert usage.per_key(key.org_id, HOUR, HOUR)[key.id][:2] == (1, 2)
 
 
 @pytest.mark.parametrize("newest, ring, fields", [
@@ -147,8 +162,7 @@ def test_the_abuse_limit_must_fit_the_ring(limit):
 def test_a_late_clock_counts_into_the_newest_second(key):
     admit(key, now=HOUR + 5)
     admit(key, now=HOUR + 3)
-    row = KeyHits.get()
-    assert usage_sql.unpack(row.newest, row.ring) == [(HOUR + 5, 2)]
+    assert _ring(key) == [(HOUR + 5, 2)]
 
 
 def test_usage_older_than_the_chart_is_pruned(key):
