@@ -72,7 +72,8 @@ class _Reader:
         # Only the children of <feedback> reach Python; their subtrees are read in one go.
         parser = etree.XMLPullParser(events=("end",), tag=[f"{{*}}{name}" for name in ORDER],
                                      resolve_entities=False, no_network=True, load_dtd=False,
-                                     remove_comments=True, remove_pis=True, huge_tree=False)
+                                     remove_comments=True, remove_pis=True, huge_tree=False,
+                                     remove_blank_text=True)
         try:
             for chunk in clean_chunks(self._stream, self.origin, self.note):
                 parser.feed(chunk)
