@@ -198,7 +198,7 @@ def table(title: str, rows: dict, units: int, unit: str) -> None:
 
 
 def ratios(rows: dict, goal: float, memory: bool = False) -> None:
-    """Each rua row against the parsedmarc row (the first): how many times faster, by every clock."""
+    """Each rua row against the parsedmarc row (the first): times faster, by every clock."""
     base = rows[next(iter(rows))]
     print(f"  times faster than parsedmarc (goal >= {goal:g}x; CPU is steadier on a busy machine):")
     print(f"  {'':18}{'work CPU':>10}{'work wall':>11}{'process CPU':>13}{'process wall':>14}")
@@ -211,7 +211,8 @@ def ratios(rows: dict, goal: float, memory: bool = False) -> None:
         met = cells[0] if cells[0] is not None else cells[2]
         line += f"   {'meets' if met >= goal else 'short of'} {goal:g}x"
         if memory:
-            line += f"; peak RSS {f['rss_mb']:.0f} MB ({'under' if f['rss_mb'] < 150 else 'over'} 150 MB)"
+            under = "under" if f["rss_mb"] < 150 else "over"
+            line += f"; peak RSS {f['rss_mb']:.0f} MB ({under} 150 MB)"
         print(line)
 
 

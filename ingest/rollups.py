@@ -58,6 +58,7 @@ def save_domain_day(org_id: str, domain: str, day, messages: int, policy: tuple,
                  for f in later]
         return (f"INSERT INTO {t} ({', '.join(n(f) for f in fields)}) "
                 f"VALUES ({', '.join(['?'] * len(fields))}) "
-                f"ON CONFLICT ({', '.join(n(f) for f in fields[:3])}) DO UPDATE SET {', '.join(sets)}")
+                f"ON CONFLICT ({', '.join(n(f) for f in fields[:3])}) "
+                f"DO UPDATE SET {', '.join(sets)}")
     values = (org_id, domain, day, 1, messages, *policy, as_of)
     bulk.execute("domain_day", build, [f.db_value(v) for f, v in zip(fields, values)])

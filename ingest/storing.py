@@ -110,7 +110,8 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at) 
     _monitor(org, domain, writer.selectors)
     bulk.execute("dirty", lambda: (
         f"UPDATE {bulk.table(Organization)} SET {bulk.name(Organization.dirty_since)} = ? "
-        f"WHERE {bulk.name(Organization.id)} = ? AND {bulk.name(Organization.dirty_since)} IS NULL"),
+        f"WHERE {bulk.name(Organization.id)} = ? "
+        f"AND {bulk.name(Organization.dirty_since)} IS NULL"),
         (Organization.dirty_since.db_value(utcnow()), org.id))
     return report
 

@@ -1,4 +1,4 @@
-"""The quick record reader gives exactly what the careful path gives: records, warnings, refusals."""
+"""The quick record reader gives what the careful path gives: records, warnings, refusals."""
 import io
 import pathlib
 
