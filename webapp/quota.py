@@ -135,5 +135,5 @@ def add_headers(response):
     """After the request: every metered response of a capped plan carries the quota headers."""
     verdict = g.get("quota")
     if verdict is not None:
-        response.headers.update(headers(verdict))
+        response.headers.extend(headers(verdict))     # none of them is set before this step
     return response
