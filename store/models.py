@@ -318,20 +318,6 @@ class Usage(BaseModel):
         indexes = ((("org", "key_id", "hour"), True), (("org", "hour"), False))
 
 
-class KeyHits(BaseModel):
-    """Not written: the abuse window lives in each key's Usage row (one row less per request).
-
-    Kept because the schema only grows; store/usage_sql.py says how the window is packed.
-    """
-    id = BigAutoField()
-    key_id = CharField(max_length=26)
-    second = BigIntegerField()
-    hits = IntegerField(default=0)
-
-    class Meta:
-        indexes = ((("key_id", "second"), True),)
-
-
 class SchemaVersion(BaseModel):
     version = IntegerField(primary_key=True)
     description = CharField(max_length=200)
@@ -339,6 +325,6 @@ class SchemaVersion(BaseModel):
 
 
 MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
-          Source, Event, Snapshot, ScoreHistory, Usage, KeyHits]
+          Source, Event, Snapshot, ScoreHistory, Usage]
 
 __all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]

@@ -8,7 +8,7 @@ from peewee import IntegrityError
 
 from store import keys, migrations, open_db
 from store.migrations import current_version, latest_version, migrate
-from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, KeyHits, Member,
+from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, Member,
                           Organization, Record, Report, SchemaVersion, ScoreHistory, Snapshot,
                           Source, Usage)
 from tests.factories import make_domain, make_key, make_member, make_org
@@ -59,7 +59,6 @@ UNIQUE_ROWS = {
         org=org, day=DAY, score=90.0, grade="A", compliance_rate=99.0, spf_rate=98.0,
         dkim_rate=97.0, total_messages=10),
     "usage hour per key": lambda org: Usage.create(org=org, key_id="", hour=1772366400),
-    "key hits per second": lambda org: KeyHits.create(key_id="K" * 26, second=1772366400),
 }
 
 
