@@ -1,59 +1,21 @@
 """deploy/gunicorn.conf.py under a real gunicorn: the settings load, the API answers, it stops cleanly."""
 from __future__ import annotations
 
-import os
-import pathlib
 import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 
 import pytest
 
 from tests.factories import make_key, make_org
+from tests.servers import CONF, ROOT, free_port, gunicorn_env, http_get, wait_until_listening
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-CONF = ROOT / "deploy" / "gunicorn.conf.py"
-START_TIMEOUT = 20
 STOP_TIMEOUT = 25          # graceful_timeout (20 s) and a margin
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def gunicorn_env(config, **extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
-    env.update(RUA_DATABASE_URL=config.database_url, RUA_OFFLINE="1", RUA_WORKERS="1",
-               RUA_LOCK_DIR=config.lock_dir, **extra)
-    return env
-
-
 def get(url: str, key: str | None = None) -> tuple[int, bytes]:
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"} if key else {})
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
-
-
-def wait_until_listening(process, port: int, log: pathlib.Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"gunicorn exited with {process.returncode}: {log.read_text()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError("gunicorn did not start listening in time")
+    status, _, body = http_get(url, key, timeout=5)
+    return status, body
 
 
 @pytest.fixture

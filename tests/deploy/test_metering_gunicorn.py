@@ -2,38 +2,20 @@
 from __future__ import annotations
 
 import json
-import os
-import pathlib
-import socket
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from tests.factories import make_key, make_org
+from tests.servers import http_get, quiet_gunicorn
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-CONF = ROOT / "deploy" / "gunicorn.conf.py"
 KEYS = 25                 # 1,100 requests / 25 keys = 44 per key: under the abuse limit of 50
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _get(url: str, key: str) -> tuple[int, dict, dict]:
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"})
-    try:
-        with urllib.request.urlopen(request, timeout=20) as response:
-            return response.status, dict(response.headers), json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), json.loads(error.read())
+    status, headers, body = http_get(url, key)
+    return status, headers, json.loads(body)
 
 
 def _clear_of_the_hour_boundary(margin: int = 40) -> None:
@@ -46,30 +28,8 @@ def _clear_of_the_hour_boundary(margin: int = 40) -> None:
 @pytest.fixture
 def server(config, database, tmp_path):
     """gunicorn with 4 workers on the test's store; yields the API base URL."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
-    env.update(RUA_DATABASE_URL=config.database_url, RUA_OFFLINE="1", RUA_WORKERS="4",
-               RUA_LOCK_DIR=config.lock_dir, RUA_BIND=f"127.0.0.1:{port}", RUA_LOG_LEVEL="warning")
-    log = tmp_path / "gunicorn.log"
-    with open(log, "w") as out:
-        process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(CONF),
-                                    "--access-logfile", "/dev/null"], cwd=ROOT, env=env,
-                                   stdout=out, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "gunicorn did not start listening"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/api/v1"
-        assert "Traceback" not in log.read_text()
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with quiet_gunicorn(config, tmp_path) as base:
+        yield base
 
 
 def test_1100_concurrent_requests_on_a_quota_of_1000_allow_exactly_1000(server):

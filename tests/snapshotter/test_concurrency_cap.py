@@ -3,15 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import pathlib
-import socket
-import subprocess
-import sys
 import threading
-import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 
@@ -21,54 +13,20 @@ from snapshotter import locks
 from store import db, snapshots
 from store.models import DailyRollup, DomainDay, Snapshot
 from tests.factories import make_key, make_org
+from tests.servers import http_get, quiet_gunicorn
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-CONF = ROOT / "deploy" / "gunicorn.conf.py"
 FREE_CAP = 2
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _get(url: str, key: str, **headers) -> tuple[int, dict, bytes]:
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}", **headers})
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, dict(response.headers), response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
+    return http_get(url, key, timeout=60, **headers)
 
 
 @pytest.fixture
 def server(config, database, tmp_path):
     """gunicorn with 4 workers on the test's store; yields the API base URL."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
-    env.update(RUA_DATABASE_URL=config.database_url, RUA_OFFLINE="1", RUA_WORKERS="4",
-               RUA_LOCK_DIR=config.lock_dir, RUA_BIND=f"127.0.0.1:{port}", RUA_LOG_LEVEL="warning")
-    log = tmp_path / "gunicorn.log"
-    with open(log, "w") as out:
-        process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(CONF),
-                                    "--access-logfile", "/dev/null"], cwd=ROOT, env=env,
-                                   stdout=out, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "gunicorn did not start listening"
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/api/v1"
-        assert "Traceback" not in log.read_text()
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with quiet_gunicorn(config, tmp_path) as base:
+        yield base
 
 
 @contextlib.contextmanager

@@ -1,0 +1,83 @@
+"""A real gunicorn for the tests about serving: deploy/gunicorn.conf.py over the test's store."""
+from __future__ import annotations
+
+import contextlib
+import os
+import pathlib
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CONF = ROOT / "deploy" / "gunicorn.conf.py"
+START_TIMEOUT = 30
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def gunicorn_env(config, **extra) -> dict:
+    """The environment less every RUA_* name, then the test's store and these settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
+    env.update(RUA_DATABASE_URL=config.database_url, RUA_OFFLINE="1", RUA_WORKERS="1",
+               RUA_LOCK_DIR=config.lock_dir)
+    env.update(extra)
+    return env
+
+
+def wait_until_listening(process, port: int, log: pathlib.Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"gunicorn exited with {process.returncode}: {log.read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("gunicorn did not start listening in time")
+
+
+@contextlib.contextmanager
+def running_gunicorn(config, log: pathlib.Path, *args: str, **settings: str):
+    """gunicorn on a free port until the block ends: yields (API base URL, process)."""
+    port = free_port()
+    env = gunicorn_env(config, RUA_BIND=f"127.0.0.1:{port}", **settings)
+    with open(log, "w") as out:
+        process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(CONF), *args],
+                                   cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_until_listening(process, port, log)
+        yield f"http://127.0.0.1:{port}/api/v1", process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def quiet_gunicorn(config, tmp_path: pathlib.Path, workers: int = 4):
+    """Several workers, no access log; yields the base URL and fails on any traceback logged."""
+    log = tmp_path / "gunicorn.log"
+    with running_gunicorn(config, log, "--access-logfile", "/dev/null",
+                          RUA_WORKERS=str(workers), RUA_LOG_LEVEL="warning") as (base, _):
+        yield base
+        assert "Traceback" not in log.read_text()
+
+
+def http_get(url: str, key: str | None = None, timeout: float = 20, **headers):
+    """(status, headers, body bytes) of a GET, error statuses included."""
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
