@@ -66,6 +66,24 @@ def _empty_postgres(database):
 
 
 @pytest.fixture
+def rua(database, config):
+    """Run `rua ARGS…` (stdin optional) against the test's store; return click's Result."""
+    from click.testing import CliRunner
+
+    from cli import main
+    from store import db
+    runner = CliRunner()
+
+    def invoke(*args, url=None, stdin=None):
+        result = runner.invoke(main, [str(a) for a in args], input=stdin,
+                               env={"RUA_DATABASE_URL": url or config.database_url,
+                                    "RUA_LOCK_DIR": config.lock_dir})
+        db.initialize(database)  # the command pointed the shared proxy at its own connection
+        return result
+    return invoke
+
+
+@pytest.fixture
 def corpus_dir():
     """The shared corpus of real reports (RUA_CORPUS); tests that need it skip without it."""
     if not CORPUS or not pathlib.Path(CORPUS).is_dir():

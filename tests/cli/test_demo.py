@@ -9,23 +9,9 @@ from click.testing import CliRunner
 
 from cli import main
 from ingest import demo as generator
-from store import db, keys
+from store import keys
 from store.models import ApiKey, Domain, Member, Organization, Record, Report
 from webapp import create_app
-
-
-@pytest.fixture
-def rua(database, config):
-    """Run `rua ARGS…` against the test database; return click's Result."""
-    runner = CliRunner()
-
-    def invoke(*args):
-        result = runner.invoke(main, [str(a) for a in args],
-                               env={"RUA_DATABASE_URL": config.database_url,
-                                    "RUA_LOCK_DIR": config.lock_dir})
-        db.initialize(database)  # the command pointed the shared proxy at its own connection
-        return result
-    return invoke
 
 
 def ok(result) -> list[str]:

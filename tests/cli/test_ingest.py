@@ -10,26 +10,11 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
-from cli import ingest_display, main
-from store import db
+from cli import ingest_display
 from store.models import Report
 from tests.factories import make_domain, make_org
 from tests.ingest import xmlbuild
-
-
-@pytest.fixture
-def rua(database, config):
-    """Run `rua ARGS…` (stdin optional) against the test database; return click's Result."""
-    runner = CliRunner()
-
-    def invoke(*args, stdin=None):
-        result = runner.invoke(main, [str(a) for a in args], input=stdin,
-                               env={"RUA_DATABASE_URL": config.database_url})
-        db.initialize(database)  # the command pointed the shared proxy at its own connection
-        return result
-    return invoke
 
 
 @pytest.fixture

@@ -1,21 +1,10 @@
 """`rua snapshot` through click's runner against the test database."""
 import pytest
-from click.testing import CliRunner
 
-from cli import main
-from store import db, snapshots
+from store import snapshots
 from store.models import Organization
 from tests.factories import make_org
 from tests.snapshotter.reports import TODAY, report_on
-
-
-@pytest.fixture
-def rua(database, config):
-    def invoke(*args):
-        result = CliRunner().invoke(main, list(args), env={"RUA_DATABASE_URL": config.database_url})
-        db.initialize(database)     # the command pointed the shared proxy at its own connection
-        return result
-    return invoke
 
 
 def test_snapshot_without_options_refreshes_the_dirty_organizations(rua):
