@@ -67,7 +67,7 @@ ALERT_TYPES = [
     ("no_reports", "No reports received", "warning", True),
     ("weak_dkim_key", "Weak DKIM key", "warning", False),
     ("report_parse_warnings", "Report parsed with warnings", "info", False),
-    ("quota_near_cap", "API quota nearly spent", "info", False),
+    ("quota_near_cap", "API quota nearly spent", "warning", False),
 ]
 
 

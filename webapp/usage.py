@@ -36,6 +36,10 @@ def points(starts: list[int], size: int, hourly: dict[int, tuple[int, int]]) -> 
     return [{"ts": from_epoch(start), "allowed": a, "rejected": r} for start, (a, r) in totals.items()]
 
 
+def _requests(count: int) -> str:
+    return f"{count:,} request" if count == 1 else f"{count:,} requests"
+
+
 def _period(days: int) -> str:
     return "day" if days == 1 else f"{days} days"
 
@@ -48,11 +52,12 @@ def verdict(plan: Plan, *, ever: bool, used: int, remaining: int, reset: int,
         return {"state": "no_traffic", "summary": "No API requests yet: requests made with this "
                 "organization's keys will be counted here, hour by hour."}
     if not plan.capped:
-        return {"state": "unlimited", "summary": f"Your plan has no hourly cap; {used:,} requests "
-                "so far this hour."}
+        return {"state": "unlimited", "summary": f"Your plan has no hourly cap; "
+                f"{_requests(used)} so far this hour."}
     left = f"{remaining:,} of {plan.hourly:,} requests are left this hour (resets at {until})"
     if refused:
-        return {"state": "capped", "summary": f"{refused:,} requests were refused in the last "
+        verb = "was" if refused == 1 else "were"
+        return {"state": "capped", "summary": f"{_requests(refused)} {verb} refused in the last "
                 f"{_period(days)} because a limit was spent. {left}. Poll less often, spread "
                 "requests over the hour, or move to a larger plan."}
     if near_cap(remaining, plan.hourly):

@@ -162,3 +162,10 @@ def test_the_usage_endpoint_needs_integration_read(client, free):
     assert_error(get(client, "/api-keys/usage", analyst), 403, "insufficient_permission",
                  required="integration:read")
     assert get(client, "/api-keys/usage", billing).status_code == 200
+
+
+@pytest.mark.parametrize("refused, words", [(1, "1 request was refused"), (3, "3 requests were refused")])
+def test_the_capped_sentence_counts_in_plain_english(refused, words):
+    summary = page.verdict(quota.PLANS["free"], ever=True, used=10, remaining=990, reset=3600,
+                           refused=refused, days=1)["summary"]
+    assert summary.startswith(words)
