@@ -5,6 +5,7 @@ across workers and hosts); this module knows the plans, the 429s and the header 
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -120,12 +121,21 @@ def refusal(verdict: Verdict) -> ApiError | None:
     return ApiError(429, code, headers={"Retry-After": str(max(tally.retry_after, 1))})
 
 
+@functools.lru_cache(maxsize=None)
+def route_kind(rule: str) -> tuple[bool, bool]:
+    """(heavy, counted) of a URL rule; rules are few and fixed, so each is classified once."""
+    return bool(HEAVY_RULE.search(rule)), not UNCOUNTED_RULE.search(rule)
+
+
 def gate() -> None:
     """The gatekeeper's step after authentication: meter, then refuse with 429 if spent."""
-    after_this_request(add_headers)     # also runs on the 4xx answers raised from here on
+    principal = g.principal
+    if plan_of(principal.plan).capped:
+        # Also runs on the 4xx answers raised from here on; an uncapped plan has no headers.
+        after_this_request(add_headers)
     rule = request.url_rule.rule if request.url_rule is not None else ""
-    g.quota = meter(g.principal, g.now, heavy=bool(HEAVY_RULE.search(rule)),
-                    counted=not UNCOUNTED_RULE.search(rule))
+    heavy, counted = route_kind(rule)
+    g.quota = meter(principal, g.now, heavy=heavy, counted=counted)
     error = refusal(g.quota)
     if error is not None:
         raise error

@@ -210,3 +210,24 @@ def test_concurrent_processes_never_admit_more_than_the_limit(database, config):
     assert (outcomes.count("allowed"), outcomes.count("quota")) == (300, 100)
     assert usage.hour_counts(org.id, HOUR) == (300, 100, 0)
     assert sum(a for a, _r, _l in usage.per_key(org.id, HOUR, HOUR).values()) == 300
+
+
+def test_metering_a_store_locked_past_its_busy_timeout_raises_the_storage_error_and_leaves_no_transaction(key, config):
+    if not config.is_sqlite:
+        pytest.skip("SQLite's write lock")
+    import sqlite3
+
+    import peewee
+
+    from store import db
+    db.execute_sql("PRAGMA busy_timeout = 50")
+    holder = sqlite3.connect(config.database_url[len("sqlite:///"):], isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(peewee.OperationalError):     # the web layer answers it with 503
+            admit(key)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert not db.connection().in_transaction
+    assert admit(key).allowed and admit(key).used == 2
