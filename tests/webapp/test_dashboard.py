@@ -121,3 +121,15 @@ def test_overview_needs_analytics_read(client, org):
     assert_error(get(client, "/dashboard/overview", billing), 403, "insufficient_permission",
                  required="analytics:read")
     assert orjson.loads(get(client, "/dashboard/overview").get_data())["code"] == "missing_key"
+
+
+def test_if_modified_since_the_last_modified_is_304_and_a_plain_request_is_dated(client, org, key, clock):
+    clock.now = NOW
+    jobs.refresh_org(org.id, NOW)
+    plain = get(client, "/dashboard/overview", key)
+    assert plain.status_code == 200 and plain.headers["Date"].endswith(" GMT")
+    since = {"If-Modified-Since": plain.headers["Last-Modified"]}
+    resp = get(client, "/dashboard/overview", key, **since)
+    assert resp.status_code == 304 and resp.get_data() == b""
+    assert get(client, "/dashboard/overview", key,
+               **{"If-Modified-Since": "Mon, 30 Mar 2026 12:00:00 GMT"}).status_code == 200
