@@ -1,7 +1,6 @@
 """The overview concurrency cap under a real gunicorn of 4 workers: slots are shared by processes."""
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -9,11 +8,11 @@ from datetime import date, timedelta
 
 import pytest
 
-from snapshotter import locks
 from store import db, snapshots
 from store.models import DailyRollup, DomainDay, Snapshot
 from tests.factories import make_key, make_org
 from tests.servers import http_get, quiet_gunicorn
+from tests.snapshotter.slots import slots_held_elsewhere
 
 FREE_CAP = 2
 
@@ -29,36 +28,14 @@ def server(config, database, tmp_path):
         yield base
 
 
-@contextlib.contextmanager
-def held(org, count, config):
-    """This test process (another runner) holds `count` of the org's overview slots."""
-    taken, release = threading.Event(), threading.Event()
-
-    def holder():
-        with db.connection_context(), contextlib.ExitStack() as stack:
-            for _ in range(count):
-                stack.enter_context(locks.slot(f"overview.{org.id}", FREE_CAP, config.lock_dir))
-            taken.set()
-            release.wait(timeout=60)
-
-    thread = threading.Thread(target=holder)
-    thread.start()
-    taken.wait(timeout=30)
-    try:
-        yield
-    finally:
-        release.set()
-        thread.join()
-
-
 def test_slots_held_by_another_process_make_a_computing_request_503_busy(server, config):
     org = make_org(plan="free")
     key = make_key(org)[1]
-    with held(org, FREE_CAP, config):
+    with slots_held_elsewhere(org, FREE_CAP, config.lock_dir):
         status, headers, body = _get(f"{server}/dashboard/overview", key)
         assert status == 503 and headers["Retry-After"] == "1"
         assert json.loads(body) == {"error": "Service Unavailable", "code": "busy"}
-    with held(org, FREE_CAP - 1, config):
+    with slots_held_elsewhere(org, FREE_CAP - 1, config.lock_dir):
         status, headers, body = _get(f"{server}/dashboard/overview", key)
     assert status == 200 and body == snapshots.get(org.id, "overview").body
     again = _get(f"{server}/dashboard/overview", key, **{"If-None-Match": headers["ETag"]})

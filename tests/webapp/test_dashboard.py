@@ -1,13 +1,12 @@
 """GET /dashboard/overview: served from the stored blob, with validators, computed when missing."""
-import contextlib
-import threading
 from datetime import timedelta
 
 import orjson
 
-from snapshotter import jobs, locks
-from store import db, snapshots
+from snapshotter import jobs
+from store import snapshots
 from tests.snapshotter.reports import NOW, TODAY, report_on
+from tests.snapshotter.slots import slots_held_elsewhere
 from store.models import Organization
 from tests.webapp.helpers import assert_error, get
 
@@ -67,30 +66,8 @@ def test_a_stale_blob_is_recomputed_before_it_is_served(client, org, key, clock)
     assert body["org_health"]["has_data"] is True and body["org_health"]["total_messages"] == 5
 
 
-@contextlib.contextmanager
-def slots_held_elsewhere(org, count, config):
-    """Another runner (its own thread and connection) holds `count` of the org's slots."""
-    taken, release, numbers = threading.Event(), threading.Event(), []
-
-    def holder():
-        with db.connection_context(), contextlib.ExitStack() as stack:
-            for _ in range(count):
-                numbers.append(stack.enter_context(locks.slot(f"overview.{org.id}", 8, config.lock_dir)))
-            taken.set()
-            release.wait(timeout=30)
-
-    thread = threading.Thread(target=holder)
-    thread.start()
-    taken.wait(timeout=30)
-    try:
-        yield numbers
-    finally:
-        release.set()
-        thread.join()
-
-
 def test_computing_over_the_plans_cap_is_503_busy_with_retry_after(client, org, key, config):
-    with slots_held_elsewhere(org, 4, config) as numbers:
+    with slots_held_elsewhere(org, 4, config.lock_dir) as numbers:
         assert numbers == [0, 1, 2, 3]     # the team plan's four slots, all held
         resp = get(client, "/dashboard/overview", key)
         assert_error(resp, 503, "busy")
@@ -99,14 +76,14 @@ def test_computing_over_the_plans_cap_is_503_busy_with_retry_after(client, org, 
 
 
 def test_a_free_slot_under_the_cap_computes(client, org, key, config):
-    with slots_held_elsewhere(org, 3, config):
+    with slots_held_elsewhere(org, 3, config.lock_dir):
         assert get(client, "/dashboard/overview", key).status_code == 200
 
 
 def test_serving_a_stored_blob_takes_no_slot(client, org, key, config, clock):
     clock.now = NOW
     jobs.refresh_org(org.id, NOW)
-    with slots_held_elsewhere(org, 4, config):
+    with slots_held_elsewhere(org, 4, config.lock_dir):
         assert get(client, "/dashboard/overview", key).status_code == 200
 
 
