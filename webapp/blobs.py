@@ -5,7 +5,6 @@ overview concurrency slots (shared by every worker and host); over the cap: 503 
 """
 from __future__ import annotations
 
-import hashlib
 from datetime import timezone
 
 from flask import Response, current_app, g, request
@@ -26,7 +25,7 @@ CONDITIONS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_MATCH",
 
 def respond(body: bytes, etag: str | None = None, computed_at=None) -> Response:
     """The bytes as given, validators attached; 304 when the client's copy is current."""
-    headers = [("ETag", quote_etag(etag or hashlib.sha256(body).hexdigest()))]
+    headers = [("ETag", quote_etag(etag or snapshots.etag_of(body)))]
     if computed_at is not None:
         headers.append(("Last-Modified", http_date(computed_at.replace(tzinfo=timezone.utc))))
     headers += [("Cache-Control", "private, no-cache"), ("Vary", "Authorization")]
