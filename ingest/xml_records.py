@@ -1,4 +1,4 @@
-"""The usual <record>, read straight off its element: one flat pass per level, no Section tree.
+"""The usual <record>, read by its shape: the element layout is checked once, values by position.
 
 Only a record in the standard vocabulary with every value already in its standard spelling is
 read here; anything else (a foreign or unknown element, a repeated or missing field, a spelling
@@ -6,16 +6,23 @@ that earns a warning, an error) returns None, and the caller reads the record th
 xml_fields.record_from, which raises or warns exactly as before. The one warning read here is an
 empty optional value in <auth_results> or <identifiers> (common in real reports): it is noted
 only once the record is read, in the order record_from notes it.
+
+A report repeats a handful of layouts thousands of times, so each layout (tags in document order
+and child counts) is turned once into a _Plan of positions; a record then costs three C-level
+passes over its elements and a few look-ups, not a Python step per element.
 """
 from __future__ import annotations
 
 import functools
 import ipaddress
+from operator import attrgetter
 
 from ingest import xml_values as values
 from ingest.model import ParsedRecord
 
-_ROW, _IDENTIFIERS, _AUTH = "row", "identifiers", "auth_results"
+MAX_SHAPES = 256        # layouts remembered per document: a hostile one cannot grow memory
+MISSING = -1            # the position of an omitted element, whose text reads as ""
+_TAG, _TEXT = attrgetter("tag"), attrgetter("text")
 
 
 class QuickRecords:
@@ -24,181 +31,167 @@ class QuickRecords:
     def __init__(self, namespaces: set[str], note):
         self.namespaces = namespaces
         self.note = note
-        self._locals: dict[str, str] = {}
-        self._empty: list[tuple[str, str]] = []   # (where, name) noted once the record is read
+        self._plans: dict[tuple, _Plan | None] = {}
 
     def local(self, tag) -> str | None:
         """The local name of an element in a known namespace; None for anything else."""
-        name = None
-        if isinstance(tag, str):
-            if tag[0] != "{":
-                name = tag
-            else:
-                namespace, _, local = tag[1:].partition("}")
-                if namespace not in self.namespaces:
-                    return None
-                name = local
-            self._locals[tag] = name
-        return name
+        if not isinstance(tag, str):
+            return None
+        if tag[0] != "{":
+            return tag
+        namespace, _, local = tag[1:].partition("}")
+        return local if namespace in self.namespaces else None
 
     def read(self, element) -> ParsedRecord | None:
         """The record, or None when it needs the careful path."""
-        known, local = self._locals.get, self.local
-        self._empty.clear()
-        row = identifiers = auth = None
-        for child in element:
-            tag = child.tag
-            name = known(tag) or local(tag)
-            if name == _ROW and row is None:
-                row = child
-            elif name == _IDENTIFIERS and identifiers is None:
-                identifiers = child
-            elif name == _AUTH and auth is None:
-                auth = child
-            else:
-                return None
-        if row is None or identifiers is None:
+        elements = list(element.iter())
+        shape = (tuple(map(_TAG, elements)), tuple(map(len, elements)))
+        plan = self._plans.get(shape, False)
+        if plan is False:
+            plan = _planned(elements, self.local)
+            if len(self._plans) < MAX_SHAPES:
+                self._plans[shape] = plan
+        if plan is None:
             return None
-        got = self._row(row)
-        if got is None:
-            return None
-        source_ip, count, disposition, dkim, spf, reasons = got
-        auth_dkim = auth_spf = None
-        if auth is not None:
-            results = self._auth(auth)
-            if results is None:
-                return None
-            auth_dkim, auth_spf = results
-        got = self._leaves(identifiers, _IDENTIFIER_FIELDS, "<identifiers>")
-        if got is None or not got.get("header_from"):
-            return None
-        for where, name in self._empty:
-            self.note(f"empty:{where}:{name}", f"{where} has an empty <{name}>")
-        return ParsedRecord(
-            source_ip=source_ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
-            reasons=reasons, envelope_to=got.get("envelope_to", ""),
-            envelope_from=got.get("envelope_from", ""), header_from=got["header_from"],
-            auth_dkim=auth_dkim, auth_spf=auth_spf)
+        texts = [text.strip() if text else "" for text in map(_TEXT, elements)]
+        texts.append("")            # texts[MISSING]
+        return plan.read(texts, self.note)
 
-    def _row(self, row):
-        known, local = self._locals.get, self.local
-        source_ip = count = evaluated = None
-        for child in row:
-            tag = child.tag
-            name = known(tag) or local(tag)
-            if name == "source_ip" and source_ip is None:
-                source_ip = _leaf(child)
-                if not source_ip or not _is_ip(source_ip):
-                    return None
-            elif name == "count" and count is None:
-                text = _leaf(child)
-                if not text:
-                    return None
-                try:
-                    count = int(text)
-                except ValueError:
-                    return None
-                if count < 0:
-                    return None
-            elif name == "policy_evaluated" and evaluated is None:
-                evaluated = child
-            else:
-                return None
-        if source_ip is None or count is None or evaluated is None:
-            return None
-        got = self._evaluated(evaluated)
-        return None if got is None else (source_ip, count, *got)
 
-    def _evaluated(self, evaluated):
-        known, local = self._locals.get, self.local
-        found = {}
-        reasons = []
-        for child in evaluated:
-            tag = child.tag
-            name = known(tag) or local(tag)
-            if name == "reason":
-                reason = self._leaves(child, _REASON_FIELDS, None)
-                if reason is None:
-                    return None
-                kind = reason.get("type", "")
-                if kind and kind not in values.REASON_TYPES:
-                    return None
-                comment = reason.get("comment", "")
-                if not kind and not comment:
-                    return None
+class _Plan:
+    """Positions (in the record's elements, in document order) of every value of one layout."""
+
+    def __init__(self, row, reasons, identifiers, dkim, spf, empties):
+        self.source_ip, self.count, self.disposition, self.dkim, self.spf = row
+        self.reasons = reasons              # (type, comment) positions per <reason>
+        self.header_from, self.envelope_to, self.envelope_from = identifiers
+        self.auth_dkim = dkim               # (domain, selector, result, human_result) per <dkim>
+        self.auth_spf = spf                 # (domain, scope, result, human_result) per <spf>
+        self.empties = empties              # (key, warning, position), in record_from's order
+
+    def read(self, t: list[str], note) -> ParsedRecord | None:
+        source_ip, count = t[self.source_ip], t[self.count]
+        if not source_ip or not _is_ip(source_ip) or not count:
+            return None
+        try:
+            count = int(count)
+        except ValueError:
+            return None
+        disposition, dkim, spf = t[self.disposition], t[self.dkim], t[self.spf]
+        if (count < 0 or disposition not in values.DISPOSITIONS or dkim not in values.VERDICTS
+                or spf not in values.VERDICTS):
+            return None
+        header_from = t[self.header_from]
+        if not header_from:
+            return None
+        reasons = None
+        if self.reasons:
+            reasons = []
+            for kind_at, comment_at in self.reasons:
+                kind, comment = t[kind_at], t[comment_at]
+                if kind:
+                    if kind not in values.REASON_TYPES:
+                        return None
+                elif kind_at != MISSING or not comment:
+                    return None     # an empty <type>, or an empty <reason>: both warn
                 reasons.append({"Type": kind, "Comment": comment})
-            elif name in _VERDICT_FIELDS and name not in found:
-                text = _leaf(child)
-                if text not in _VERDICT_FIELDS[name]:
+        auth_dkim = auth_spf = None
+        if self.auth_dkim:
+            auth_dkim = []
+            for d, s, r, h in self.auth_dkim:
+                result = t[r]
+                if result not in _DKIM_RESULTS:
                     return None
-                found[name] = text
-            else:
-                return None
-        if len(found) != 3:
-            return None
-        return found["disposition"], found["dkim"], found["spf"], reasons or None
-
-    def _auth(self, auth):
-        known, local = self._locals.get, self.local
-        dkim, spf = [], []
-        for child in auth:
-            # record_from notes every <dkim>'s empties before any <spf>'s, as listed here
-            tag = child.tag
-            name = known(tag) or local(tag)
-            if name == "dkim" and not spf:
-                got = self._leaves(child, _DKIM_FIELDS, "<dkim>")
-                if got is None or got.get("result", "") not in _DKIM_RESULTS:
+                auth_dkim.append({"Domain": t[d], "Selector": t[s], "Result": result,
+                                  "HumanResult": t[h]})
+        if self.auth_spf:
+            auth_spf = []
+            for d, s, r, h in self.auth_spf:
+                scope, result = t[s], t[r]
+                if result not in _SPF_RESULTS or scope not in _SPF_SCOPES:
                     return None
-                dkim.append({"Domain": got.get("domain", ""), "Selector": got.get("selector", ""),
-                             "Result": got.get("result", ""),
-                             "HumanResult": got.get("human_result", "")})
-            elif name == "spf":
-                got = self._leaves(child, _SPF_FIELDS, "<spf>")
-                if (got is None or got.get("result", "") not in _SPF_RESULTS
-                        or got.get("scope", "") not in _SPF_SCOPES):
-                    return None
-                spf.append({"Domain": got.get("domain", ""), "Scope": got.get("scope", ""),
-                            "Result": got.get("result", ""),
-                            "HumanResult": got.get("human_result", "")})
-            else:
-                return None     # an unknown child, or <dkim> after <spf> (a warning)
-        return dkim or None, spf or None
-
-    def _leaves(self, parent, allowed: dict[str, bool], where: str | None) -> dict[str, str] | None:
-        """Texts of parent's leaf children, each named in allowed once.
-
-        allowed maps a name to whether an empty value is taken silently; an empty value that
-        warns is queued (in allowed's order, record_from's) when `where` names the parent for
-        the warning, else the careful path takes the record.
-        """
-        known, local = self._locals.get, self.local
-        found = {}
-        empty = False
-        for child in parent:
-            tag = child.tag
-            name = known(tag) or local(tag)
-            silent = allowed.get(name)
-            if silent is None or name in found or len(child):
-                return None
-            text = child.text
-            text = text.strip() if text else ""
-            if not text and not silent:
-                if where is None:
-                    return None
-                empty = True
-            found[name] = text
-        if empty:
-            self._empty.extend((where, name) for name, silent in allowed.items()
-                               if not silent and found.get(name) == "")
-        return found
+                auth_spf.append({"Domain": t[d], "Scope": scope, "Result": result,
+                                 "HumanResult": t[h]})
+        for key, warning, at in self.empties:
+            if not t[at]:
+                note(key, warning)
+        return ParsedRecord(source_ip, count, disposition, dkim, spf, reasons, t[self.envelope_to],
+                            t[self.envelope_from], header_from, auth_dkim, auth_spf)
 
 
-def _leaf(element) -> str | None:
-    """The stripped text of an element without children; None when it has any."""
-    if len(element):
+def _planned(elements: list, local) -> _Plan | None:
+    """The plan of a record's layout, or None when the layout needs the careful path."""
+    at = {id(element): index for index, element in enumerate(elements)}
+    record = _children(elements[0], ("row", "identifiers", "auth_results"), local)
+    if record is None or "row" not in record or "identifiers" not in record:
         return None
-    text = element.text
-    return text.strip() if text else ""
+    row = _children(record["row"], ("source_ip", "count", "policy_evaluated"), local)
+    if row is None or len(row) != 3 or len(row["source_ip"]) or len(row["count"]):
+        return None
+    verdicts, reasons = {}, []
+    for child in row["policy_evaluated"]:
+        name = local(child.tag)
+        if name == "reason":
+            reason = _leaves(child, _REASON_FIELDS, at, local)
+            if reason is None:
+                return None
+            reasons.append((reason.get("type", MISSING), reason.get("comment", MISSING)))
+        elif name in _VERDICT_FIELDS and name not in verdicts and not len(child):
+            verdicts[name] = at[id(child)]
+        else:
+            return None
+    identifiers = _leaves(record["identifiers"], _IDENTIFIER_FIELDS, at, local)
+    if len(verdicts) != 3 or identifiers is None or "header_from" not in identifiers:
+        return None
+    dkim, spf, empties = [], [], []
+    for child in record.get("auth_results", ()):
+        name = local(child.tag)
+        if name == "dkim" and not spf:      # <dkim> after <spf> warns: the careful path's
+            fields = _leaves(child, _DKIM_FIELDS, at, local)
+            dkim.append(fields)
+        elif name == "spf":
+            fields = _leaves(child, _SPF_FIELDS, at, local)
+            spf.append(fields)
+        else:
+            return None
+        if fields is None:
+            return None
+        empties += _empties(f"<{name}>", fields)
+    empties += _empties("<identifiers>", identifiers)
+    return _Plan(
+        [at[id(row["source_ip"])], at[id(row["count"])]] + [verdicts[n] for n in _VERDICT_FIELDS],
+        tuple(reasons), [identifiers.get(name, MISSING) for name in _IDENTIFIER_FIELDS],
+        tuple(tuple(f.get(name, MISSING) for name in _DKIM_FIELDS) for f in dkim),
+        tuple(tuple(f.get(name, MISSING) for name in _SPF_FIELDS) for f in spf), tuple(empties))
+
+
+def _children(parent, names: tuple[str, ...], local) -> dict | None:
+    """parent's children by name, each one of names at most once; None otherwise."""
+    found = {}
+    for child in parent:
+        name = local(child.tag)
+        if name not in names or name in found:
+            return None
+        found[name] = child
+    return found
+
+
+def _leaves(parent, allowed: dict[str, bool], at: dict, local) -> dict[str, int] | None:
+    """Positions of parent's children, each a leaf named in allowed at most once; else None."""
+    found = {}
+    for child in parent:
+        name = local(child.tag)
+        if name not in allowed or name in found or len(child):
+            return None
+        found[name] = at[id(child)]
+    return found
+
+
+def _empties(where: str, found: dict[str, int]) -> list[tuple[str, str, int]]:
+    """The warnings an empty value of these fields earns, in record_from's order."""
+    allowed = _WARNS_EMPTY[where]
+    return [(f"empty:{where}:{name}", f"{where} has an empty <{name}>", found[name])
+            for name in allowed if name in found]
 
 
 @functools.lru_cache(maxsize=8192)
@@ -215,6 +208,9 @@ _IDENTIFIER_FIELDS = {"header_from": False, "envelope_to": False, "envelope_from
 _REASON_FIELDS = {"type": False, "comment": True}
 _DKIM_FIELDS = {"domain": False, "selector": False, "result": False, "human_result": True}
 _SPF_FIELDS = {"domain": False, "scope": False, "result": False, "human_result": True}
+_WARNS_EMPTY = {f"<{where}>": [name for name, silent in fields.items() if not silent]
+                for where, fields in (("identifiers", _IDENTIFIER_FIELDS), ("dkim", _DKIM_FIELDS),
+                                      ("spf", _SPF_FIELDS))}
 _VERDICT_FIELDS = {"disposition": values.DISPOSITIONS, "dkim": values.VERDICTS,
                    "spf": values.VERDICTS}
 # "" stands for an omitted element, which the careful path also reads as ""

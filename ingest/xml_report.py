@@ -14,28 +14,74 @@ from lxml import etree
 from ingest.model import Document, ParsedRecord, ParsedReport, ReportError, ReportMeta
 from ingest.xml_fields import Fields, meta_from, record_from
 from ingest.xml_records import QuickRecords
-from ingest.xml_text import clean_chunks
+from ingest.xml_text import NeedsRepair, clean_chunks, strict_chunks
 
 NAMESPACES = {"", "urn:ietf:params:xml:ns:dmarc-2.0", "http://dmarc.org/dmarc-xml/0.1",
               "http://dmarc.org/dmarc-xml/0.2"}
 ORDER = ("version", "report_metadata", "policy_published", "extension", "record")
+RECORD = ORDER.index("record")      # the last: a record after a record is always in order
 
 
 def parse(document: Document) -> ParsedReport:
-    """The report in document; raises ReportError when it cannot be read as one."""
-    reader = _Reader(document)
+    """The report in document; raises ReportError when it cannot be read as one.
+
+    Most documents need no text repair, so the XML parser first reads the bytes as they are; at
+    the first sign of anything to repair (or an XML error) the document is read again from its
+    start through the repairing pass, with the same outcome as if that pass had run throughout."""
+    warnings: list[str] = []
+    reader = _Reader(document, warnings, strict=True)
     try:
-        meta = reader.read_meta()
+        try:
+            meta = reader.read_meta()
+        except NeedsRepair:
+            reader.close()
+            reader = _Reader(document, warnings, strict=False)
+            meta = reader.read_meta()
     except BaseException:
         reader.close()
         raise
-    return ParsedReport(document.origin, meta, reader.records(), reader.warnings)
+    return ParsedReport(document.origin, meta, _streamed(document, reader, warnings), warnings)
+
+
+def _streamed(document: Document, reader: "_Reader", warnings: list) -> Iterator[ParsedRecord]:
+    """reader's records; when a strict reader needs repair, a repairing reader takes over.
+
+    Every record handed out came from bytes the repair leaves as they are (strict_chunks and
+    the parser's error log see to it), so the repairing reader reads those records again, the
+    same and with the same warnings, and hands out only the ones after them: none is stored
+    twice or lost, and memory stays flat."""
+    records, handed = reader.records(), 0
+    try:
+        for record in records:
+            handed += 1
+            yield record
+        return
+    except NeedsRepair:
+        pass
+    finally:
+        records.close()
+    reader = _Reader(document, warnings, strict=False)
+    try:
+        reader.read_meta()
+    except BaseException:
+        reader.close()
+        raise
+    records = reader.records()
+    try:
+        for _ in range(handed):
+            if next(records, None) is None:
+                raise RuntimeError(f"{document.origin}: the repaired text holds fewer records")
+        yield from records
+    finally:
+        records.close()
 
 
 class _Reader:
-    def __init__(self, document: Document):
+    def __init__(self, document: Document, warnings: list[str], *, strict: bool):
         self.origin = document.origin
-        self.warnings: list[str] = []
+        self.strict = strict
+        self.warnings = warnings
+        warnings.clear()                   # a second reading notes everything again, in order
         self._seen: set[str] = set()
         try:
             self._stream = document.open()
@@ -51,6 +97,7 @@ class _Reader:
         self._last_index = -1
         self._count = 0
         self._namespaces = set(NAMESPACES)
+        self._locals: dict[str, str] = {}
         self.fields = Fields(self.origin, self.note, self._namespaces)
         self._quick = QuickRecords(self._namespaces, self.note)
 
@@ -74,25 +121,36 @@ class _Reader:
                                      resolve_entities=False, no_network=True, load_dtd=False,
                                      remove_comments=True, remove_pis=True, huge_tree=False,
                                      remove_blank_text=True)
+        chunks = (strict_chunks if self.strict else clean_chunks)(self._stream, self.origin,
+                                                                  self.note)
         try:
-            for chunk in clean_chunks(self._stream, self.origin, self.note):
+            for chunk in chunks:
                 parser.feed(chunk)
+                self._check_log(parser)
                 yield from parser.read_events()
             self._closed_root = parser.close()
+            self._check_log(parser)
             yield from parser.read_events()
         except etree.XMLSyntaxError as exc:
+            if self.strict:
+                raise NeedsRepair("not well-formed as it is") from None
             self.fail(f"not well-formed XML ({_one_line(exc)})")
-        except ReportError:
+        except (ReportError, NeedsRepair):
             self._stream.close()
             raise
+
+    def _check_log(self, parser) -> None:
+        """A strict reading stops before the events of bytes the parser had anything to say
+        about: some errors (an undefined prefix) are only raised at the end of the document."""
+        if self.strict and len(parser.feed_error_log):
+            raise NeedsRepair("the parser logged an error")
 
     def _sections_in_order(self) -> Iterator[tuple[str, etree._Element]]:
         """Each child of <feedback> once complete, with its local name."""
         for _, element in self._events:
             if self._root is None:
                 self._check_root(element.getroottree().getroot())
-            parent = element.getparent()
-            if parent is not None and parent.getparent() is None:
+            if element.getparent() is self._root:    # lxml hands back the same root proxy
                 name = self._local(element)
                 if name is not None:
                     yield name, element
@@ -120,12 +178,16 @@ class _Reader:
     def _local(self, element, *, unknown: bool = False) -> str | None:
         """The local name of a child of <feedback>, or None (with a warning) for a foreign one."""
         tag = element.tag
-        namespace, _, local = tag[1:].rpartition("}") if tag[0] == "{" else ("", "", tag)
-        if namespace and namespace not in self._namespaces:
-            self.note(f"ns:{local}", f"the element <{local}> in namespace {namespace!r} was skipped")
-            if not unknown:
-                self._drop(element)
-            return None
+        local = self._locals.get(tag)
+        if local is None:
+            namespace, _, local = tag[1:].rpartition("}") if tag[0] == "{" else ("", "", tag)
+            if namespace and namespace not in self._namespaces:
+                self.note(f"ns:{local}",
+                          f"the element <{local}> in namespace {namespace!r} was skipped")
+                if not unknown:
+                    self._drop(element)
+                return None
+            self._locals[tag] = local    # namespaces only ever grow: a known tag stays known
         if unknown and local not in ORDER:
             self.note(f"unknown:{local}", f"the unknown element <{local}> was skipped")
         return local
@@ -201,7 +263,8 @@ class _Reader:
                 yield record
             for name, element in self._sections_iter:
                 if name == "record":
-                    self._order(name)
+                    if self._last_index != RECORD:
+                        self._order(name)
                     record = self._record(element)
                     self._drop(element)
                     yield record

@@ -28,6 +28,8 @@ _BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 _ESCAPED_BYTES = re.compile("[\udc80-\udcff]")
 _FIRST_ELEMENT = re.compile(r"<[A-Za-z_]")
 _FEEDBACK = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?feedback[\s>/]")
+# Codecs that read ASCII bytes as the same characters: an ASCII document in one needs no decoding.
+_KEEPS_ASCII = {"utf-8", "utf-8-sig", "ascii", "iso8859-1", "cp1252"}
 
 Note = Callable[[str, str], None]
 
@@ -48,16 +50,13 @@ def encoding_of(head: bytes) -> str:
     return found.group(1).decode("ascii") if found else "utf-8"
 
 
+class NeedsRepair(Exception):
+    """strict_chunks met something clean_chunks would repair, refuse or note: read it that way."""
+
+
 def clean_chunks(stream: BinaryIO, origin: str, note: Note) -> Iterator[bytes]:
     """UTF-8 chunks of the document with its declaration removed and its text repaired."""
-    head = stream.read(CHUNK)
-    name = encoding_of(head)
-    try:
-        decoder = codecs.getincrementaldecoder(name)(errors="surrogateescape")
-    except LookupError:
-        raise ReportError(f"{origin}: unknown character encoding {name!r}") from None
-    text = _prolog(_decode(decoder, head, False, origin, name), origin, note)
-    raw = head
+    name, decoder, raw, text = _opening(stream, origin, note)
     held = ""
     while True:
         final = not raw
@@ -73,6 +72,43 @@ def clean_chunks(stream: BinaryIO, origin: str, note: Note) -> Iterator[bytes]:
             return
         raw = stream.read(CHUNK)
         text = _decode(decoder, raw, not raw, origin, name)
+
+
+def strict_chunks(stream: BinaryIO, origin: str, note: Note) -> Iterator[bytes]:
+    """The chunks clean_chunks gives, as they are, for a document it would leave unchanged.
+
+    Such a document is ASCII in a codec that keeps ASCII as it is, and holds no '<!' (DOCTYPE,
+    comment, CDATA) or '<?' past its declaration, whose text a repair could touch; raises
+    NeedsRepair at the first chunk that is not. A stray '<' or a control character is left for
+    the XML parser to reject (it does, before handing out what follows)."""
+    name, _, raw, text = _opening(stream, origin, note)
+    if codecs.lookup(name).name not in _KEEPS_ASCII or not text.isascii():
+        raise NeedsRepair(name)
+    data, held = text.encode("ascii"), b""
+    while True:
+        final = not raw
+        data = held + data
+        held = b"" if final else _incomplete_tag_bytes(data)
+        if held:
+            data = data[: len(data) - len(held)]
+        if b"<!" in data or b"<?" in data or not data.isascii():
+            raise NeedsRepair("markup or text that clean_chunks reads its own way")
+        if data:
+            yield data
+        if final:
+            return
+        data = raw = stream.read(CHUNK)
+
+
+def _opening(stream: BinaryIO, origin: str, note: Note):
+    """(codec name, incremental decoder, first bytes, their text with the prolog read)."""
+    head = stream.read(CHUNK)
+    name = encoding_of(head)
+    try:
+        decoder = codecs.getincrementaldecoder(name)(errors="surrogateescape")
+    except LookupError:
+        raise ReportError(f"{origin}: unknown character encoding {name!r}") from None
+    return name, decoder, head, _prolog(_decode(decoder, head, False, origin, name), origin, note)
 
 
 def _decode(decoder, raw: bytes, final: bool, origin: str, name: str) -> str:
@@ -113,6 +149,16 @@ def _incomplete_tag(text: str) -> str:
     if start == -1 or ">" in text[start:] or len(text) - start > HOLD_LIMIT:
         return ""
     return text[start:]
+
+
+def _incomplete_tag_bytes(data: bytes) -> bytes:
+    """_incomplete_tag of ASCII bytes; NeedsRepair where clean_chunks would repair the tail."""
+    start = data.rfind(b"<")
+    if start == -1 or b">" in data[start:]:
+        return b""
+    if len(data) - start > HOLD_LIMIT:
+        raise NeedsRepair("a tag too long to wait for")   # clean_chunks escapes its '<'
+    return data[start:]
 
 
 def _repair(text: str, encoding: str, note: Note) -> str:

@@ -158,26 +158,33 @@ LARGE_SCRIPT = textwrap.dedent("""
     parsed = parse(document)
     before = rss_kb()
     records = messages = 0
+    addresses = set()
     for record in parsed.records:
         records += 1
         messages += record.count
-    print(records, messages, rss_kb() - before)
+        addresses.add(record.source_ip)
+    print(records, messages, len(addresses), len(parsed.warnings), rss_kb() - before)
 """)
 
 
-def test_a_50000_record_report_streams_with_flat_memory(tmp_path):
-    path = tmp_path / "large.xml"
+def stream_large(path, late: dict | None = None) -> tuple[int, int, int, int, int, int]:
+    """Write a 50,000-record report (the last record takes `late`) and stream it in a fresh
+    process: (file size, records, messages, distinct addresses, warnings, RSS growth in KB)."""
     head, tail = xb.report(["@@"]).split("<record>@@</record>")
     with open(path, "w") as out:
         out.write(head)
         for number in range(50_000):
-            out.write(xb.element("record", xb.record(source_ip=f"10.{number // 65536}.{number // 256 % 256}."
-                                                     f"{number % 256}", count=number % 7 + 1)))
+            out.write(xb.element("record", xb.record(
+                source_ip=f"10.{number // 65536}.{number // 256 % 256}.{number % 256}",
+                count=number % 7 + 1, **(late if late and number == 49_999 else {}))))
         out.write(tail)
-    size = path.stat().st_size
     result = subprocess.run([sys.executable, "-c", LARGE_SCRIPT, str(path)], capture_output=True,
                             text=True, check=True)
-    records, messages, growth_kb = map(int, result.stdout.split())
+    return (path.stat().st_size, *map(int, result.stdout.split()))
+
+
+def test_a_50000_record_report_streams_with_flat_memory(tmp_path):
+    size, records, messages, _, _, growth_kb = stream_large(tmp_path / "large.xml")
     assert records == 50_000 and messages == sum(n % 7 + 1 for n in range(50_000))
     # A tree kept whole would need several times the file's size; streaming stays far below it.
     assert size > 20 * MB and growth_kb * 1024 < size / 2
