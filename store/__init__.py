@@ -1,4 +1,11 @@
-"""The store: Peewee over SQLite (default) or Postgres, behind one database proxy."""
+"""The store: Peewee over SQLite (default) or Postgres, behind two database proxies.
+
+`db` holds everything; `meter` holds the request counters (store/usage.py). On SQLite the
+counters live in a file of their own beside the store (rua.db -> rua.meter.db): every API
+request writes them, and a write to the store's file would make every other worker drop its
+page cache of the reports and wait behind ingest's long transactions. On Postgres both proxies
+point at the same database.
+"""
 from __future__ import annotations
 
 import os
@@ -8,6 +15,7 @@ from peewee import DatabaseProxy, SqliteDatabase
 from playhouse.pool import PooledPostgresqlDatabase
 
 db = DatabaseProxy()
+meter = DatabaseProxy()
 
 # WAL lets readers (the web workers) run beside one writer (ingest, snapshotter); the busy
 # timeout makes a writer wait for a lock instead of failing at once.
@@ -20,15 +28,28 @@ SQLITE_PRAGMAS = {
 }
 
 
+def sqlite_path(url: str) -> str | None:
+    """The file of a `sqlite:///path` URL; None for any other URL."""
+    parsed = urlparse(url)
+    if parsed.scheme != "sqlite":
+        return None
+    return url[len("sqlite:///"):] if url.startswith("sqlite:///") else parsed.path
+
+
+def meter_path(path: str) -> str:
+    """The counters' file beside a SQLite store: rua.db -> rua.meter.db."""
+    if path == ":memory:":
+        return path
+    stem, dot, suffix = path.rpartition(".")
+    return f"{stem}.meter.{suffix}" if dot and "/" not in suffix else f"{path}.meter"
+
+
 def make_database(url: str):
     """A Peewee database for a `sqlite:///path` or `postgresql://…` URL (autoconnect off)."""
     parsed = urlparse(url)
-    if parsed.scheme == "sqlite":
-        path = url[len("sqlite:///"):] if url.startswith("sqlite:///") else parsed.path
-        if path != ":memory:":
-            os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, autoconnect=False,
-                              check_same_thread=False, timeout=5)
+    path = sqlite_path(url)
+    if path is not None:
+        return _sqlite(path, autoconnect=False)
     if parsed.scheme in ("postgres", "postgresql", "postgres+pool", "postgresql+pool"):
         options = dict(parse_qsl(parsed.query))
         return PooledPostgresqlDatabase(
@@ -41,10 +62,20 @@ def make_database(url: str):
     raise ValueError(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://…")
 
 
+def _sqlite(path: str, *, autoconnect: bool) -> SqliteDatabase:
+    if path != ":memory:":
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, autoconnect=autoconnect,
+                          check_same_thread=False, timeout=5)
+
+
 def open_db(url: str):
-    """Point the shared proxy at the database named by url and return that database."""
+    """Point the shared proxies at the database named by url and return that database."""
     database = make_database(url)
     db.initialize(database)
+    # Each thread opens its own connection to the counters' file on first use and keeps it.
+    path = sqlite_path(url)
+    meter.initialize(database if path is None else _sqlite(meter_path(path), autoconnect=True))
     return database
 
 

@@ -1,20 +1,39 @@
 """Versioned schema migrations, applied in order by `rua init` (idempotent).
 
-Version 1 creates the tables as store/models.py declares them. Once a release has shipped,
+Version 1 creates the tables as store/models.py declares them; version 2 moves a SQLite
+store's request counters into their own file (store/__init__.py says why). Once a release has shipped,
 never edit an applied migration: add the next one (playhouse.migrate's add_column and friends),
 so an existing database is upgraded in place without losing data.
 """
 from __future__ import annotations
 
-from store.models import MODELS, SchemaVersion
+from store import is_postgres, meter
+from store.models import MODELS, SchemaVersion, Usage
 
 
 def _initial_schema(database):
     database.create_tables(MODELS, safe=True)
 
 
+def _counters_in_their_own_file(database):
+    """SQLite stores made before version 2 kept `usage` in the store's file: copy its rows to
+    the counters' file, then drop it there. Nothing to do on Postgres or a newer store."""
+    table = Usage._meta.table_name
+    if is_postgres() or table not in database.get_tables():
+        return
+    Usage.create_table(safe=True)
+    fields = [f for f in Usage._meta.sorted_fields if f.name != "id"]
+    names = ", ".join(f.column_name for f in fields)
+    rows = database.execute_sql(f'SELECT {names} FROM "{table}"').fetchall()
+    with meter.atomic():
+        for start in range(0, len(rows), 500):
+            Usage.insert_many(rows[start:start + 500], fields=fields).on_conflict_ignore().execute()
+    database.execute_sql(f'DROP TABLE "{table}"')
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
+    (2, "request counters in their own file on SQLite", _counters_in_their_own_file),
 ]
 
 
@@ -36,6 +55,8 @@ def migrate(database) -> list[tuple[int, str]]:
             step(database)
             SchemaVersion.create(version=version, description=description)
         applied.append((version, description))
+    # The counters' file can be lost or replaced on its own (it holds counts only).
+    Usage.create_table(safe=True)
     return applied
 
 

@@ -5,7 +5,7 @@ from peewee import (BigAutoField, BigIntegerField, BlobField, BooleanField, Char
                     DateField, DateTimeField, FloatField, ForeignKeyField, IntegerField,
                     Model, SQL, TextField, fn)
 
-from store import db
+from store import db, meter
 from store.clock import utcnow
 from store.encoding import dumps, loads
 from store.ids import new_ulid
@@ -300,9 +300,13 @@ class ScoreHistory(BaseModel):
 
 
 class Usage(BaseModel):
-    """Requests per organization and key per UTC clock hour; key_id '' holds the org total."""
+    """Requests per organization and key per UTC clock hour; key_id '' holds the org total.
+
+    Stored through the `meter` proxy: on SQLite that is a file of its own (store/__init__.py),
+    so the organization is a plain column there, not a foreign key into another file.
+    """
     id = BigAutoField()
-    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    org = CharField(max_length=26, column_name="org_id")
     key_id = CharField(max_length=26, default="")
     hour = BigIntegerField()                   # epoch seconds at the start of the hour
     allowed = IntegerField(default=0)
@@ -315,6 +319,7 @@ class Usage(BaseModel):
     ring = BigIntegerField(default=0)
 
     class Meta:
+        database = meter
         indexes = ((("org", "key_id", "hour"), True), (("org", "hour"), False))
 
 

@@ -4,8 +4,10 @@ Every check is a conditional upsert whose WHERE runs under the row lock (SQLite'
 Postgres's row lock on conflict), so "allow while count < limit" can never admit one too many,
 whichever worker or host asks. An allowed request writes two small rows: its key's hour (which
 also holds the key's abuse window) and its organization's hour. On SQLite that is one short
-transaction of two statements (in-process calls, no round trips); on Postgres it is one
-prepared statement, one round trip, committed without waiting for the disk (store/usage_sql.py).
+transaction of two statements (in-process calls, no round trips) in the counters' own file
+(store.meter), so the store's file and its readers' caches are left alone; on Postgres it is
+one prepared statement, one round trip, committed without waiting for the disk
+(store/usage_sql.py).
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from peewee import Case, __exception_wrapper__, fn
 from peewee import logger as log
 
-from store import db, is_postgres
+from store import db, is_postgres, meter
 from store import usage_sql as statements
 from store.clock import from_epoch
 from store.models import Event, Usage
@@ -67,21 +69,21 @@ def abuse_wait(hits: list[tuple[int, int]], now: int, abuse: Abuse) -> int:
 
 
 def _run(template: str, **params):
-    return db.execute_sql(statements.text(template, is_postgres()), params)
+    return meter.execute_sql(statements.text(template, is_postgres()), params)
 
 
 def _pg_admit(params: dict) -> tuple:
-    connection = db.connection()
+    connection = meter.connection()
     if connection not in _prepared:
-        db.execute_sql(statements.PG_PREPARE)
+        meter.execute_sql(statements.PG_PREPARE)
         _prepared.add(connection)
-    return db.execute_sql(statements.PG_EXECUTE, params).fetchone()
+    return meter.execute_sql(statements.PG_EXECUTE, params).fetchone()
 
 
-def _writing():
+def _writing(database):
     """A write transaction. SQLite takes its write lock at BEGIN, so a busy lock is waited for;
     a deferred transaction that read first could only fail with "database is locked"."""
-    return db.atomic() if is_postgres() else db.obj.atomic("IMMEDIATE")
+    return database.atomic() if is_postgres() else database.obj.atomic("IMMEDIATE")
 
 
 def _wait(params: dict, abuse: Abuse) -> int:
@@ -101,9 +103,9 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
         # One statement, one round trip, committed on its own (autocommit).
         hit, used, heavy_used = _pg_admit(params)
         if used is None:
-            with _writing():
+            with _writing(meter):
                 # A flood of refusals must not cost a disk flush each.
-                db.execute_sql("SET LOCAL synchronous_commit TO OFF")
+                meter.execute_sql("SET LOCAL synchronous_commit TO OFF")
                 tally = _refusal(params, abuse, hit=bool(hit))
     else:
         used, heavy_used, tally = _sqlite_admit(params, abuse)
@@ -122,7 +124,7 @@ def _sqlite_admit(params: dict, abuse: Abuse) -> tuple:
     IMMEDIATE takes the write lock first, so a busy lock is waited for (never a deferred
     transaction failing with "database is locked" after reading).
     """
-    connection = db.obj.connection()
+    connection = meter.obj.connection()
 
     def run(sql):
         log.debug((sql, params))         # logged as peewee logs its statements (not BEGIN/COMMIT)
@@ -188,7 +190,7 @@ def hour_counts(org_id: str, hour: int) -> tuple[int, int, int]:
 def record_near_cap(org_id: str, now: int, limit: int) -> bool:
     """Store the quota_near_cap event of this hour, once; True when it was new."""
     key = f"quota_near_cap:{hour_of(now)}"
-    with _writing():
+    with _writing(db):
         if Event.select().where((Event.org == org_id) & (Event.dedupe_key == key)).exists():
             return False
         Event.create(org=org_id, type="quota_near_cap", severity="warning",

@@ -4,9 +4,9 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from peewee import IntegrityError
+from peewee import ForeignKeyField, IntegrityError
 
-from store import keys, migrations, open_db
+from store import keys, meter, migrations, open_db
 from store.migrations import current_version, latest_version, migrate
 from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, Member,
                           Organization, Record, Report, SchemaVersion, ScoreHistory, Snapshot,
@@ -67,8 +67,8 @@ def test_a_new_database_starts_at_version_zero(empty_database):
 
 
 def test_migrate_creates_every_table_and_records_the_version(empty_database):
-    assert migrate(empty_database) == [(1, "initial schema")]
-    tables = set(empty_database.get_tables())
+    assert migrate(empty_database) == [(v, text) for v, text, _ in migrations.MIGRATIONS]
+    tables = set(empty_database.get_tables()) | set(meter.get_tables())
     assert {m._meta.table_name for m in MODELS + [SchemaVersion]} <= tables
     assert current_version(empty_database) == latest_version()
 
@@ -82,10 +82,31 @@ def test_migrate_is_idempotent_and_reaches_the_latest_version(database):
 def test_a_pending_migration_is_applied_in_order_and_recorded(empty_database, monkeypatch):
     migrate(empty_database)
     step = lambda database: database.execute_sql("CREATE TABLE probe (id INTEGER)")  # noqa: E731
-    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS + [(2, "probe", step)])
-    assert migrate(empty_database) == [(2, "probe")]
-    assert current_version(empty_database) == 2
+    nxt = latest_version() + 1
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS + [(nxt, "probe", step)])
+    assert migrate(empty_database) == [(nxt, "probe")]
+    assert current_version(empty_database) == nxt
     assert "probe" in empty_database.get_tables()
+
+
+def test_a_sqlite_store_made_before_version_2_moves_its_counters_to_their_own_file(empty_database):
+    if "sqlite" not in type(empty_database).__name__.lower():
+        pytest.skip("the counters share the database on Postgres")
+    version_1 = migrations.MIGRATIONS[:1]
+    migrations.MIGRATIONS, saved = version_1, migrations.MIGRATIONS
+    try:
+        migrate(empty_database)
+    finally:
+        migrations.MIGRATIONS = saved
+    meter.execute_sql('DROP TABLE "usage"')
+    empty_database.execute_sql('CREATE TABLE "usage" (id INTEGER PRIMARY KEY, org_id TEXT, key_id TEXT,'
+                               ' hour INTEGER, allowed INTEGER, rejected INTEGER, heavy INTEGER,'
+                               ' last_at INTEGER, newest INTEGER, ring INTEGER)')
+    empty_database.execute_sql("INSERT INTO usage VALUES (7, 'org', 'key', 3600, 5, 1, 0, 3700, 3700, 5)")
+    assert migrate(empty_database) == [(2, "request counters in their own file on SQLite")]
+    assert "usage" not in empty_database.get_tables()
+    assert [(u.org, u.key_id, u.hour, u.allowed, u.rejected, u.ring) for u in Usage.select()] == [
+        ("org", "key", 3600, 5, 1, 5)]
 
 
 def test_a_failing_migration_leaves_no_trace(empty_database, monkeypatch):
@@ -95,10 +116,11 @@ def test_a_failing_migration_leaves_no_trace(empty_database, monkeypatch):
         database.execute_sql("CREATE TABLE half_done (id INTEGER)")
         raise RuntimeError("migration bug")
 
-    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS + [(2, "broken", broken)])
+    last = latest_version()
+    monkeypatch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS + [(last + 1, "broken", broken)])
     with pytest.raises(RuntimeError):
         migrate(empty_database)
-    assert current_version(empty_database) == 1
+    assert current_version(empty_database) == last
     assert "half_done" not in empty_database.get_tables()
 
 
@@ -149,7 +171,8 @@ def test_deleting_an_organization_removes_everything_it_owns(database):
                 build(org)
         Event.create(org=org, type="new_source", severity="info", title="t", dedupe_key="d")
     doomed.delete_instance()
-    owned = [m for m in MODELS if "org" in m._meta.fields]
+    # The request counters are kept apart (on SQLite in their own file), outside the cascade.
+    owned = [m for m in MODELS if isinstance(m._meta.fields.get("org"), ForeignKeyField)]
     for model in owned:
         assert model.select().where(model.org == doomed.id).count() == 0, model.__name__
         assert model.select().where(model.org == kept.id).count() > 0, model.__name__

@@ -212,16 +212,16 @@ def test_concurrent_processes_never_admit_more_than_the_limit(database, config):
     assert sum(a for a, _r, _l in usage.per_key(org.id, HOUR, HOUR).values()) == 300
 
 
-def test_metering_a_store_locked_past_its_busy_timeout_raises_the_storage_error_and_leaves_no_transaction(key, config):
+def test_metering_counters_locked_past_their_busy_timeout_raise_the_storage_error_and_leave_no_transaction(key, config):
     if not config.is_sqlite:
         pytest.skip("SQLite's write lock")
     import sqlite3
 
     import peewee
 
-    from store import db
-    db.execute_sql("PRAGMA busy_timeout = 50")
-    holder = sqlite3.connect(config.database_url[len("sqlite:///"):], isolation_level=None)
+    from store import meter, meter_path
+    meter.execute_sql("PRAGMA busy_timeout = 50")
+    holder = sqlite3.connect(meter_path(config.database_url[len("sqlite:///"):]), isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     try:
         with pytest.raises(peewee.OperationalError):     # the web layer answers it with 503
@@ -229,5 +229,18 @@ def test_metering_a_store_locked_past_its_busy_timeout_raises_the_storage_error_
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    assert not db.connection().in_transaction
+    assert not meter.connection().in_transaction
     assert admit(key).allowed and admit(key).used == 2
+
+
+def test_metering_goes_on_while_a_long_write_holds_the_stores_own_file(key, config):
+    if not config.is_sqlite:
+        pytest.skip("SQLite's write lock")
+    import sqlite3
+    holder = sqlite3.connect(config.database_url[len("sqlite:///"):], isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")           # as an ingest transaction does
+    try:
+        assert admit(key).allowed and admit(key).used == 2
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
