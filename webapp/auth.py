@@ -10,6 +10,7 @@ from flask import g
 from store import keys
 from store.compiled import Compiled
 from store.models import ApiKey, Member, Organization
+from store.versioned import Versioned
 from webapp.errors import ApiError
 
 PERMISSIONS = ("report:read", "analytics:read", "domain:read", "alert:read", "integration:read")
@@ -54,21 +55,31 @@ def unauthorized(code: str, token_sent: bool) -> ApiError:
 
 
 class Authenticator:
-    """Resolves a bearer key with one indexed, joined query per request.
+    """Resolves a bearer key with one indexed, joined query, remembered while the store is
+    unchanged (store/versioned.py).
 
-    No per-process cache: with its SQL compiled once the look-up measured 0.012 ms, and a
-    2-second cache made no measurable difference per request (0.23-0.26 ms either way), so
-    revocation and expiry take effect on the very next request.
+    On SQLite a key once looked up is reused until anyone writes to the store (a revocation
+    does), so revocation still takes effect on the very next request; expiry is checked
+    against the clock every time. On Postgres every request asks.
     """
 
-    def authenticate(self, header: str | None, now: datetime) -> Principal:
+    def __init__(self):
+        self._held = Versioned()
+
+    def authenticate(self, header: str | None, now: datetime, version=None) -> Principal:
         scheme, _, token = (header or "").strip().partition(" ")
         if scheme.lower() != "bearer":
             raise unauthorized("missing_key", token_sent=False)
         token = token.strip()
         if not keys.well_formed(token):
             raise unauthorized("malformed_key", token_sent=True)
-        entry = _lookup(keys.digest(token))
+        digest = keys.digest(token)
+        held = self._held.values(version)
+        entry = held.get(digest) if held is not None else None
+        if entry is None:
+            entry = _lookup(digest)
+            if held is not None and entry is not None:
+                held[digest] = entry
         if entry is None:
             raise unauthorized("invalid_key", token_sent=True)
         if entry.revoked:

@@ -18,6 +18,7 @@ def gatekeep():
         return
     app = current_app
     g.now = app.config["RUA_CLOCK"]()
-    g.principal = app.extensions["rua.auth"].authenticate(request.headers.get("Authorization"), g.now)
+    g.principal = app.extensions["rua.auth"].authenticate(
+        request.headers.get("Authorization"), g.now, g.get("store_version"))
     # Metering follows at once; the permission check (403) is the view's `requires`.
     quota.gate()

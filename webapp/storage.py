@@ -6,6 +6,8 @@ import threading
 from flask import Flask, g, request
 from peewee import SqliteDatabase
 
+from store.versioned import data_version
+
 
 def register(app: Flask, database) -> None:
     """Open a connection per request (after routing) and give it back in teardown.
@@ -24,6 +26,8 @@ def register(app: Flask, database) -> None:
         if database.connect(reuse_if_open=True):
             g.rua_opened = True
             kept.connection = database.connection() if keep else None
+        # What webapp caches (keys, blobs) may reuse from earlier requests, read once here.
+        g.store_version = data_version(database) if keep else None
 
     def give_back(_exc):
         if database.is_closed():

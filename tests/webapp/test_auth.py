@@ -1,6 +1,7 @@
 """Authentication (401 codes and challenges), permissions (403) and key bookkeeping."""
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 
 import pytest
@@ -127,3 +128,54 @@ def test_the_plan_is_read_with_the_key(client, org):
     _, plaintext = make_key(org)
     Organization.update(plan="none").where(Organization.id == org.id).execute()
     _assert_401(get(client, "/enums", plaintext), "not_entitled")
+
+
+class _KeyLookups(logging.Handler):
+    """Counts the key look-ups peewee runs (SELECTs from api_key)."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.count = 0
+
+    def emit(self, record):
+        sql = str(record.msg[0])
+        self.count += sql.startswith("SELECT") and 'FROM "api_key"' in sql
+
+
+@pytest.fixture
+def key_lookups():
+    logger, counter = logging.getLogger("peewee"), _KeyLookups()
+    level = logger.level
+    logger.addHandler(counter)
+    logger.setLevel(logging.DEBUG)
+    yield counter
+    logger.removeHandler(counter)
+    logger.setLevel(level)
+
+
+def test_a_key_is_looked_up_once_while_the_store_is_unchanged_on_sqlite_and_every_time_on_postgres(
+        client, org, config, key_lookups):
+    _, plaintext = make_key(org, last_used_at=datetime.utcnow())
+    for _ in range(3):
+        assert get(client, "/enums", plaintext).status_code == 200
+    assert key_lookups.count == (1 if config.is_sqlite else 3)
+
+
+def test_a_key_revoked_by_another_process_is_refused_on_the_next_request(client, org, config):
+    if not config.is_sqlite:
+        pytest.skip("Postgres looks every key up on every request")
+    import sqlite3
+    row, plaintext = make_key(org, last_used_at=datetime.utcnow())
+    assert get(client, "/enums", plaintext).status_code == 200
+    other = sqlite3.connect(config.database_url[len("sqlite:///"):], isolation_level=None)
+    other.execute("UPDATE api_key SET revoked_at = '2025-01-01 00:00:00' WHERE id = ?", (row.id,))
+    other.close()
+    _assert_401(get(client, "/enums", plaintext), "key_revoked")
+
+
+def test_a_key_that_expires_between_two_requests_is_refused_with_nothing_written(client, clock, org):
+    clock.now = datetime(2025, 6, 1, 12, 0, 0)
+    _, plaintext = make_key(org, expires_at=clock.now + timedelta(seconds=5), last_used_at=clock.now)
+    assert get(client, "/enums", plaintext).status_code == 200
+    clock.now += timedelta(seconds=5)
+    _assert_401(get(client, "/enums", plaintext), "key_expired")
