@@ -5,6 +5,7 @@ overview concurrency slots (shared by every worker and host); over the cap: 503 
 """
 from __future__ import annotations
 
+import functools
 from datetime import timezone
 
 from flask import Response, current_app, g, request
@@ -14,6 +15,7 @@ from snapshotter import freshness, jobs, locks
 from store import snapshots
 from store.compiled import Compiled
 from store.models import Domain, DomainDay, Organization
+from store.versioned import Versioned
 from webapp.errors import ApiError
 
 OVERVIEW_CAP = {"free": 2, "team": 4, "unlimited": 8}
@@ -26,32 +28,47 @@ CONDITIONS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_MATCH",
 
 def respond(body: bytes, etag: str | None = None, computed_at=None) -> Response:
     """The bytes as given, validators attached; 304 when the client's copy is current."""
-    headers = [("ETag", quote_etag(etag or snapshots.etag_of(body)))]
-    if computed_at is not None:
-        headers.append(("Last-Modified", http_date(computed_at.replace(tzinfo=timezone.utc))))
-    headers += [("Cache-Control", "private, no-cache"), ("Vary", "Authorization")]
-    response = Response(body, mimetype="application/json", headers=headers)
+    response = Response(body, mimetype="application/json",
+                        headers=list(_validators(etag or snapshots.etag_of(body), computed_at)))
     environ = request.environ
     if any(name in environ for name in CONDITIONS):
         return response.make_conditional(request)
-    # What make_conditional does for a request without conditions (its date parsing and
-    # header look-ups cost a fifth of a blob answer); a HEAD drops the body later as ever.
-    response.headers["Date"] = http_date()
+    # Without conditions make_conditional has nothing to do but add a Date field, which the
+    # server sends anyway (gunicorn always does); its date parsing and header look-ups cost a
+    # fifth of a blob answer. A HEAD drops the body later as ever.
     return response
+
+
+@functools.lru_cache(maxsize=1024)
+def _validators(etag: str, computed_at) -> tuple:
+    """A blob's own headers, formatted once per blob (served many times until replaced)."""
+    headers = [("ETag", quote_etag(etag))]
+    if computed_at is not None:
+        headers.append(("Last-Modified", http_date(computed_at.replace(tzinfo=timezone.utc))))
+    return (*headers, ("Cache-Control", "private, no-cache"), ("Vary", "Authorization"))
 
 
 def serve(blob: snapshots.Blob) -> Response:
     return respond(blob.body, blob.etag, blob.computed_at)
 
 
+# (org, kind, variant) -> (blob, the org's dirty mark), held while the store is unchanged.
+_HELD = Versioned()
+
+
 def fetch(kind: str, variant: str = "", *, exists=None) -> snapshots.Blob | None:
     """The organization's blob, computed first when missing or stale; None when it is missing
     and exists() says the variant has nothing to compute (an unknown domain)."""
     org_id, now = g.principal.org_id, g.now
-    blob = snapshots.get(org_id, kind, variant)
-    if blob is not None and (
-            freshness.young(kind, blob.computed_at, now)
-            or not freshness.stale(kind, blob.computed_at, _dirty_since(org_id), now)):
+    held = _HELD.values(g.get("store_version"))
+    found = held.get((org_id, kind, variant)) if held is not None else None
+    if found is None:
+        found = snapshots.get(org_id, kind, variant), _dirty_since(org_id)
+        if held is not None:
+            held[(org_id, kind, variant)] = found
+    blob, dirty_since = found
+    if blob is not None and (freshness.young(kind, blob.computed_at, now)
+                             or not freshness.stale(kind, blob.computed_at, dirty_since, now)):
         return blob
     if blob is None and exists is not None and not exists():
         return None
