@@ -6,6 +6,8 @@ the models enter the SQL text (quoted), every value is a parameter.
 """
 from __future__ import annotations
 
+from itertools import chain
+
 from peewee import (BigIntegerField, CharField, FloatField, ForeignKeyField, IntegerField,
                     TextField)
 
@@ -79,7 +81,7 @@ def insert_rows(model, fields, rows, *, conflict=(), add=(), ignore=False, conve
     for start in range(0, len(rows), BATCH):
         chunk = rows[start:start + BATCH]
         if plain:
-            params = [value for row in chunk for value in row]
+            params = list(chain.from_iterable(chunk))
         else:
             params = [value if c is None else c(value) for row in chunk
                       for (_, c), value in zip(convert, row)]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ingest.alignment import failure_summary, record_alignment
 from ingest import bulk
-from ingest.classify import REPUTATIONS, UNKNOWN_SENDER, Sender, classify
+from ingest.classify import AUTHENTICATED, REPUTATIONS, UNKNOWN_SENDER, Sender, classify
 from ingest.model import ReportError
 from ingest.rollups import Tally
 from store.models import Record, Source
@@ -30,6 +30,7 @@ class RecordWriter:
         self.records = self.messages = self.compliant = 0
         self.pending = []
         self._alignments: dict[tuple, tuple[dict, str]] = {}
+        self._signers: set[tuple] = set()   # (selector, domain) pairs _collect_selectors has read
 
     def write_all(self, records):
         for record in records:
@@ -58,7 +59,9 @@ class RecordWriter:
             _LIMITS[name] for name in _TEXT)
         for ordinal, record in enumerate(self.pending, start):
             alignment, alignment_json = self._alignment(record, adkim, aspf)
-            verdict = classify(record, alignment, senders.get(record.source_ip, UNKNOWN_SENDER))
+            # A pass verdict is classify's first rule; the parser hands verdicts in lower case.
+            verdict = (AUTHENTICATED if record.dkim == "pass" or record.spf == "pass" else
+                       classify(record, alignment, senders.get(record.source_ip, UNKNOWN_SENDER)))
             text = (record.source_ip, record.disposition, record.dkim, record.spf,
                     record.envelope_to, record.envelope_from, record.header_from)
             source_ip, disposition, dkim, spf, envelope_to, envelope_from, header_from = text
@@ -89,8 +92,8 @@ class RecordWriter:
     def _alignment(self, record, adkim: str, aspf: str) -> tuple[dict, str]:
         """record_alignment and its JSON, computed once per From domain and auth domains."""
         spf, dkim = record.auth_spf, record.auth_dkim
-        key = (record.header_from, None if spf is None else tuple(r.get("Domain") for r in spf),
-               None if dkim is None else tuple(r.get("Domain") for r in dkim))
+        key = (record.header_from, None if spf is None else tuple([r.get("Domain") for r in spf]),
+               None if dkim is None else tuple([r.get("Domain") for r in dkim]))
         found = self._alignments.get(key)
         if found is None:
             alignment = record_alignment(record, adkim, aspf)
@@ -103,10 +106,16 @@ class RecordWriter:
         """Selectors of signatures made with the policy domain itself (d= exactly the domain)."""
         if not auth_dkim or len(self.selectors) >= MAX_SELECTORS:
             return
+        seen = self._signers
         for entry in auth_dkim:
-            selector = (entry.get("Selector") or "").strip().lower()
+            signer = (entry.get("Selector"), entry.get("Domain"))
+            if signer in seen:      # taken or turned down already: the same answer again
+                continue
+            if len(seen) < ALIGNMENT_CACHE:
+                seen.add(signer)
+            selector = (signer[0] or "").strip().lower()
             if (selector and len(selector) <= 253 and len(self.selectors) < MAX_SELECTORS
-                    and (entry.get("Domain") or "").strip().lower().rstrip(".") == self.domain):
+                    and (signer[1] or "").strip().lower().rstrip(".") == self.domain):
                 self.selectors.add(selector)
 
 

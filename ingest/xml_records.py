@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 
 from ingest import xml_values as values
 from ingest.model import ParsedRecord
@@ -32,6 +32,7 @@ class QuickRecords:
         self.namespaces = namespaces
         self.note = note
         self._plans: dict[tuple, _Plan | None] = {}
+        self._last_shape, self._last_plan = None, None
 
     def local(self, tag) -> str | None:
         """The local name of an element in a known namespace; None for anything else."""
@@ -46,22 +47,28 @@ class QuickRecords:
         """The record, or None when it needs the careful path."""
         elements = list(element.iter())
         shape = (tuple(map(_TAG, elements)), tuple(map(len, elements)))
-        plan = self._plans.get(shape, False)
-        if plan is False:
-            plan = _planned(elements, self.local)
-            if len(self._plans) < MAX_SHAPES:
-                self._plans[shape] = plan
+        if shape == self._last_shape:       # the usual case: cheaper than hashing new strings
+            plan = self._last_plan
+        else:
+            plan = self._plans.get(shape, False)
+            if plan is False:
+                plan = _planned(elements, self.local)
+                if len(self._plans) < MAX_SHAPES:
+                    self._plans[shape] = plan
+            self._last_shape, self._last_plan = shape, plan
         if plan is None:
             return None
-        texts = [text.strip() if text else "" for text in map(_TEXT, elements)]
+        texts = [text.strip() if text else "" for text in map(_TEXT, plan.leaves(elements))]
         texts.append("")            # texts[MISSING]
         return plan.read(texts, self.note)
 
 
 class _Plan:
-    """Positions (in the record's elements, in document order) of every value of one layout."""
+    """Positions (among the record's leaf elements, in document order) of every value of one
+    layout; leaves picks those leaves out of all the record's elements."""
 
-    def __init__(self, row, reasons, identifiers, dkim, spf, empties):
+    def __init__(self, leaves, row, reasons, identifiers, dkim, spf, empties):
+        self.leaves = leaves
         self.source_ip, self.count, self.disposition, self.dkim, self.spf = row
         self.reasons = reasons              # (type, comment) positions per <reason>
         self.header_from, self.envelope_to, self.envelope_from = identifiers
@@ -121,7 +128,10 @@ class _Plan:
 
 def _planned(elements: list, local) -> _Plan | None:
     """The plan of a record's layout, or None when the layout needs the careful path."""
-    at = {id(element): index for index, element in enumerate(elements)}
+    leaves = [index for index, element in enumerate(elements) if not len(element)]
+    if len(leaves) < 2:
+        return None                     # never a whole record (and itemgetter needs two)
+    at = {id(elements[index]): position for position, index in enumerate(leaves)}
     record = _children(elements[0], ("row", "identifiers", "auth_results"), local)
     if record is None or "row" not in record or "identifiers" not in record:
         return None
@@ -159,7 +169,7 @@ def _planned(elements: list, local) -> _Plan | None:
         empties += _empties(f"<{name}>", fields)
     empties += _empties("<identifiers>", identifiers)
     return _Plan(
-        [at[id(row["source_ip"])], at[id(row["count"])]] + [verdicts[n] for n in _VERDICT_FIELDS],
+        itemgetter(*leaves), [at[id(row["source_ip"])], at[id(row["count"])]] + [verdicts[n] for n in _VERDICT_FIELDS],
         tuple(reasons), [identifiers.get(name, MISSING) for name in _IDENTIFIER_FIELDS],
         tuple(tuple(f.get(name, MISSING) for name in _DKIM_FIELDS) for f in dkim),
         tuple(tuple(f.get(name, MISSING) for name in _SPF_FIELDS) for f in spf), tuple(empties))

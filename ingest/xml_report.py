@@ -245,27 +245,27 @@ class _Reader:
                                          self._sections.get("version"), self.fields)
         return self._meta_value
 
-    def _record(self, element) -> ParsedRecord:
-        self._count += 1
+    def _careful(self, element) -> ParsedRecord:
+        """A record the quick reader left, read as the reader always has: warning, refusing."""
         meta = self._meta()
-        # The usual record is read in one flat pass; anything else by the careful path, which
-        # warns and refuses as the reader always has.
-        return (self._quick.read(element)
-                or record_from(self.fields.section(element), self._count, meta.adkim, meta.aspf,
-                               self.fields))
+        return record_from(self.fields.section(element), self._count, meta.adkim, meta.aspf,
+                           self.fields)
 
     def records(self) -> Iterator[ParsedRecord]:
+        quick, careful = self._quick.read, self._careful
         try:
             pending, self._pending = self._pending, []
             for element in pending:
-                record = self._record(element)
+                self._count += 1
+                record = quick(element) or careful(element)
                 self._drop(element)
                 yield record
             for name, element in self._sections_iter:
                 if name == "record":
                     if self._last_index != RECORD:
                         self._order(name)
-                    record = self._record(element)
+                    self._count += 1
+                    record = quick(element) or careful(element)
                     self._drop(element)
                     yield record
                 else:

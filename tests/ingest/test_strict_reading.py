@@ -6,7 +6,11 @@ import pytest
 from ingest import xml_report
 from ingest.files import iter_documents
 from ingest.model import Document, Refused
+from ingest.storing import store_report
+from store.models import Record
+from ingest.xml_report import parse
 from ingest.xml_text import CHUNK, NeedsRepair
+from tests.factories import make_org
 from tests.ingest import xmlbuild as xb
 from tests.ingest.test_hostile import MB, stream_large
 from tests.ingest.test_xml_records import document, outcome
@@ -111,3 +115,15 @@ def test_a_50000_record_report_repaired_at_its_end_streams_once_with_flat_memory
         tmp_path / "large.xml", {"envelope_from": "a<b.example"})
     assert (records, addresses, warnings) == (50_000, 50_000, 1)    # the one '<' repaired
     assert size > 20 * MB and growth_kb * 1024 < size / 2
+
+
+def test_a_report_repaired_after_records_were_stored_keeps_each_record_once(database):
+    parsed = parse(document(many(late={"envelope_from": "a<b.example"})))
+    stored = store_report(parsed, org=make_org())
+    rows = Record.select(Record.ordinal, Record.source_ip, Record.envelope_from).order_by(
+        Record.ordinal).tuples()
+    assert [ordinal for ordinal, _, _ in rows] == list(range(1200))
+    assert len({address for _, address, _ in rows}) == 1200
+    assert rows[1000][2] == "a<b.example"
+    assert stored.report.parse_warnings == [
+        "an unescaped '<' in a value was read as a literal character"]
