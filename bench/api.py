@@ -80,12 +80,22 @@ def ensure_store(reports: int) -> pathlib.Path:
     path = OUT / f"api-{reports}-{api_store.schema_tag()}.db"
     if path.exists():
         print(f"store: {path.relative_to(ROOT)} (cached)", flush=True)
+        _migrate(path)          # a store cached by an older checkout gets this one's schema
     else:
         started = time.perf_counter()
         api_store.build(str(path), reports, progress=lambda line: print(line, flush=True))
         print(f"store: {path.relative_to(ROOT)} built in {time.perf_counter() - started:.1f} s",
               flush=True)
     return path
+
+
+def _migrate(path: pathlib.Path) -> None:
+    from store import open_db
+    from store.migrations import migrate
+    database = open_db(f"sqlite:///{path}")
+    with database.connection_context():
+        for version, description in migrate(database):
+            print(f"store: applied migration {version}: {description}", flush=True)
 
 
 def free_port() -> int:
