@@ -12,7 +12,7 @@ import store
 from config import Config
 from store.clock import utcnow
 from store.encoding import dumps, loads
-from webapp import errors, gatekeeper, storage
+from webapp import errors, gatekeeper, quota, storage
 from webapp.auth import Authenticator
 
 # One module per resource under webapp/, each exposing a Blueprint `bp`; a module with
@@ -62,6 +62,7 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
 
     storage.register(app, database)
     app.before_request(gatekeeper.gatekeep)
+    app.after_request(quota.add_headers)
 
     base = urlparse(config.base_url).path.rstrip("/")
     for name in RESOURCES:

@@ -1,9 +1,9 @@
-"""The before-request step for documented API paths: who is calling (401), then metering."""
+"""The one before-request step: route (404/405), storage, who is calling (401), then metering."""
 from __future__ import annotations
 
 from flask import current_app, g, request
 
-from webapp import quota
+from webapp import quota, storage
 
 
 def public(view):
@@ -13,12 +13,16 @@ def public(view):
 
 
 def gatekeep():
-    view = current_app.view_functions.get(request.endpoint)
-    if getattr(view, "public", False):
+    # One hook, and each context object looked up once: every API request runs this.
+    req, ctx, app = request._get_current_object(), g._get_current_object(), current_app._get_current_object()
+    # Routing failures (404/405) are answered before touching storage or keys.
+    if req.routing_exception is not None:
+        raise req.routing_exception
+    storage.open_for_request(app, ctx)
+    if getattr(app.view_functions.get(req.endpoint), "public", False):
         return
-    app = current_app
-    g.now = app.config["RUA_CLOCK"]()
-    g.principal = app.extensions["rua.auth"].authenticate(
-        request.headers.get("Authorization"), g.now, g.get("store_version"))
+    ctx.now = now = app.config["RUA_CLOCK"]()
+    ctx.principal = principal = app.extensions["rua.auth"].authenticate(
+        req.headers.get("Authorization"), now, ctx.store_version)
     # Metering follows at once; the permission check (403) is the view's `requires`.
-    quota.gate()
+    quota.gate(ctx, principal, now, req.url_rule.rule)

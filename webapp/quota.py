@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from flask import after_this_request, g, request
+from flask import g
 
 from store import usage
 from store.clock import to_epoch
@@ -127,23 +127,19 @@ def route_kind(rule: str) -> tuple[bool, bool]:
     return bool(HEAVY_RULE.search(rule)), not UNCOUNTED_RULE.search(rule)
 
 
-def gate() -> None:
+def gate(ctx, principal, now: datetime, rule: str) -> None:
     """The gatekeeper's step after authentication: meter, then refuse with 429 if spent."""
-    principal = g.principal
-    if plan_of(principal.plan).capped:
-        # Also runs on the 4xx answers raised from here on; an uncapped plan has no headers.
-        after_this_request(add_headers)
-    rule = request.url_rule.rule if request.url_rule is not None else ""
     heavy, counted = route_kind(rule)
-    g.quota = meter(principal, g.now, heavy=heavy, counted=counted)
-    error = refusal(g.quota)
+    ctx.quota = verdict = meter(principal, now, heavy=heavy, counted=counted)
+    error = refusal(verdict)
     if error is not None:
         raise error
 
 
 def add_headers(response):
-    """After the request: every metered response of a capped plan carries the quota headers."""
+    """After every request: a metered response of a capped plan carries the quota headers
+    (the 4xx answers raised after metering too); an uncapped plan has none."""
     verdict = g.get("quota")
-    if verdict is not None:
+    if verdict is not None and verdict.plan.capped:
         response.headers.extend(headers(verdict))     # none of them is set before this step
     return response

@@ -3,14 +3,20 @@ from __future__ import annotations
 
 import threading
 
-from flask import Flask, g, request
+from flask import Flask, g
 from peewee import SqliteDatabase
 
 from store.versioned import data_version
 
 
+def open_for_request(app: Flask, ctx) -> None:
+    """The gatekeeper's first step: the request's connection (ctx is flask.g)."""
+    app.extensions["rua.storage"](ctx)
+
+
 def register(app: Flask, database) -> None:
-    """Open a connection per request (after routing) and give it back in teardown.
+    """Open a connection per request (after routing, see open_for_request) and give it back in
+    teardown.
 
     SQLite keeps the connection it opened, one per worker thread, between requests: closing
     the last connection to a WAL database checkpoints and deletes the WAL (measured ~10 ms per
@@ -19,15 +25,12 @@ def register(app: Flask, database) -> None:
     keep = isinstance(database, SqliteDatabase)
     kept = threading.local()
 
-    def connect():
-        # Routing failures (404/405) are answered before touching storage or keys.
-        if request.routing_exception is not None:
-            raise request.routing_exception
+    def connect(ctx):
         if database.connect(reuse_if_open=True):
-            g.rua_opened = True
+            ctx.rua_opened = True
             kept.connection = database.connection() if keep else None
         # What webapp caches (keys, blobs) may reuse from earlier requests, read once here.
-        g.store_version = data_version(database) if keep else None
+        ctx.store_version = data_version(database) if keep else None
 
     def give_back(_exc):
         if database.is_closed():
@@ -40,5 +43,5 @@ def register(app: Flask, database) -> None:
         elif database.in_transaction():
             database.rollback()         # never carry an open transaction into the next request
 
-    app.before_request(connect)
+    app.extensions["rua.storage"] = connect
     app.teardown_request(give_back)
