@@ -39,7 +39,7 @@ from bench.api import Gunicorn, OUT, ensure_wrk, run_wrk  # noqa: E402
 from ingest.model import ParsedRecord, ParsedReport, ReportMeta  # noqa: E402
 from ingest.storing import store_report  # noqa: E402
 from snapshotter import jobs  # noqa: E402
-from store import keys as key_tools, open_db  # noqa: E402
+from store import keys as key_tools, meter_path, open_db  # noqa: E402
 from store.clock import utcnow  # noqa: E402
 from store.migrations import migrate  # noqa: E402
 from store.models import (ApiKey, DailyRollup, Domain, DomainDay, Member,  # noqa: E402
@@ -196,11 +196,13 @@ def main(argv=None):
         print(f"store built in {time.perf_counter() - started:.1f} s: {rollups:,} rollup rows, "
               f"{days:,} domain-days", flush=True)
     work = OUT / "snapshot-work.db"
-    for suffix in ("", "-wal", "-shm"):
-        pathlib.Path(f"{work}{suffix}").unlink(missing_ok=True)
+    for path in (work, pathlib.Path(meter_path(str(work)))):
+        for suffix in ("", "-wal", "-shm"):
+            pathlib.Path(f"{path}{suffix}").unlink(missing_ok=True)
     shutil.copy(pristine, work)
     database = open_db(f"sqlite:///{work}")
     with database.connection_context():
+        migrate(database)           # the counters' file starts empty beside the copy
         org_id = Organization.get().id
         rollups = DailyRollup.select().count()
         print(f"organization: {args.records:,} records, {len(DOMAINS)} domains, "

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from flask import Blueprint, g
 
+from store.compiled import Compiled
 from store.models import Domain
+from store.versioned import Versioned
 from webapp import params
 from webapp.auth import requires
 from webapp.blobs import fetch, serve
@@ -11,13 +13,28 @@ from webapp.errors import ApiError
 
 bp = Blueprint("health", __name__)
 
+_MONITORED = Compiled(lambda org_id, name: Domain.select(Domain.id)
+                      .where(Domain.org == org_id, Domain.name == name).limit(1))
+# (org, domain) -> monitored, held while the store is unchanged (store/versioned.py).
+_HELD = Versioned()
+
 
 @bp.get("/domains/<path:domain>/health")
 @requires("domain:read")
 def show(domain):
     name = params.domain(domain)
-    # Asked on every request, not only when the blob is missing: a domain removed since the
+    # Checked on every request, not only when the blob is missing: a domain removed since the
     # last refresh must not keep answering from its old blob.
-    if not Domain.select().where(Domain.org == g.principal.org_id, Domain.name == name).exists():
+    if not _monitored(g.principal.org_id, name):
         raise ApiError(404, "domain_not_monitored")
     return serve(fetch("health", name))
+
+
+def _monitored(org_id: str, name: str) -> bool:
+    held = _HELD.values(g.store_version)
+    if held is None:
+        return bool(_MONITORED.run(org_id=org_id, name=name))
+    found = held.get((org_id, name))
+    if found is None:
+        found = held[org_id, name] = bool(_MONITORED.run(org_id=org_id, name=name))
+    return found

@@ -59,3 +59,15 @@ def test_a_domain_removed_since_the_last_refresh_is_no_longer_monitored(client, 
     assert get(client, "/domains/example.com/health", key).status_code == 200
     Domain.delete().where(Domain.name == "example.com").execute()
     assert_error(get(client, "/domains/example.com/health", key), 404, "domain_not_monitored")
+
+
+def test_a_domain_removed_by_another_process_is_no_longer_monitored_on_the_next_request(
+        client, monitored, key, config):
+    if not config.is_sqlite:
+        pytest.skip("Postgres asks on every request")
+    import sqlite3
+    assert get(client, "/domains/example.com/health", key).status_code == 200
+    other = sqlite3.connect(config.database_url[len("sqlite:///"):], isolation_level=None)
+    other.execute("DELETE FROM domain WHERE name = 'example.com'")
+    other.close()
+    assert_error(get(client, "/domains/example.com/health", key), 404, "domain_not_monitored")
