@@ -49,12 +49,12 @@ graceful_timeout = 20
 # claim https or another address. RUA_PROXIES sets how many proxy hops the app believes.
 forwarded_allow_ips = "127.0.0.1,::1"
 
-# Recycle each worker after this many requests, so slow growth (caches, fragmentation) never
-# accumulates; the jitter keeps workers from all restarting at the same moment.
 # The longest request line gunicorn takes: a long search term reaches the app, which cuts it to
 # 100 characters, instead of meeting gunicorn's own HTML 414 page.
 limit_request_line = 8190
 
+# Recycle each worker after this many requests, so slow growth (caches, fragmentation) never
+# accumulates; the jitter keeps workers from all restarting at the same moment.
 max_requests = 10000
 max_requests_jitter = 1000
 
