@@ -1,7 +1,8 @@
 """Versioned schema migrations, applied in order by `rua init` (idempotent).
 
 Version 1 creates the tables as store/models.py declares them; version 2 moves a SQLite
-store's request counters into their own file (store/__init__.py says why). Once a release has shipped,
+store's request counters into their own file (store/__init__.py says why); version 3 drops two
+record indexes that others cover. Once a release has shipped,
 never edit an applied migration: add the next one (playhouse.migrate's add_column and friends),
 so an existing database is upgraded in place without losing data.
 """
@@ -31,9 +32,16 @@ def _counters_in_their_own_file(database):
     database.execute_sql(f'DROP TABLE "{table}"')
 
 
+def _record_indexes_covered_by_others(database):
+    """record(report_id) and record(org_id) lead (report_id, ordinal) and (org_id, source_ip)."""
+    for name in ("record_report_id", "record_org_id"):
+        database.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters in their own file on SQLite", _counters_in_their_own_file),
+    (3, "record indexes covered by others dropped", _record_indexes_covered_by_others),
 ]
 
 

@@ -103,10 +103,25 @@ def test_a_sqlite_store_made_before_version_2_moves_its_counters_to_their_own_fi
                                ' hour INTEGER, allowed INTEGER, rejected INTEGER, heavy INTEGER,'
                                ' last_at INTEGER, newest INTEGER, ring INTEGER)')
     empty_database.execute_sql("INSERT INTO usage VALUES (7, 'org', 'key', 3600, 5, 1, 0, 3700, 3700, 5)")
-    assert migrate(empty_database) == [(2, "request counters in their own file on SQLite")]
+    assert migrate(empty_database)[0] == (2, "request counters in their own file on SQLite")
     assert "usage" not in empty_database.get_tables()
     assert [(u.org, u.key_id, u.hour, u.allowed, u.rejected, u.ring) for u in Usage.select()] == [
         ("org", "key", 3600, 5, 1, 5)]
+
+
+def test_a_store_made_before_version_3_loses_the_record_indexes_others_cover(empty_database):
+    version_2 = migrations.MIGRATIONS[:2]
+    migrations.MIGRATIONS, saved = version_2, migrations.MIGRATIONS
+    try:
+        migrate(empty_database)
+    finally:
+        migrations.MIGRATIONS = saved
+    for column in ("report_id", "org_id"):     # as version 1 made them
+        empty_database.execute_sql(f'CREATE INDEX "record_{column}" ON "record" ("{column}")')
+    assert migrate(empty_database) == [(3, "record indexes covered by others dropped")]
+    names = {index.name for index in empty_database.get_indexes("record")}
+    assert not names & {"record_report_id", "record_org_id"}
+    assert {"record_report_id_ordinal", "record_org_id_source_ip"} <= names
 
 
 def test_a_failing_migration_leaves_no_trace(empty_database, monkeypatch):
