@@ -89,15 +89,17 @@ def test_a_pending_migration_is_applied_in_order_and_recorded(empty_database, mo
     assert "probe" in empty_database.get_tables()
 
 
-def test_a_sqlite_store_made_before_version_2_moves_its_counters_to_their_own_file(empty_database):
+def migrate_up_to(database, version: int, monkeypatch) -> None:
+    """Bring the database to an older version, as a store made by an earlier release is."""
+    with monkeypatch.context() as patch:
+        patch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:version])
+        migrate(database)
+
+
+def test_a_sqlite_store_made_before_version_2_moves_its_counters_to_their_own_file(empty_database, monkeypatch):
     if "sqlite" not in type(empty_database).__name__.lower():
         pytest.skip("the counters share the database on Postgres")
-    version_1 = migrations.MIGRATIONS[:1]
-    migrations.MIGRATIONS, saved = version_1, migrations.MIGRATIONS
-    try:
-        migrate(empty_database)
-    finally:
-        migrations.MIGRATIONS = saved
+    migrate_up_to(empty_database, 1, monkeypatch)
     meter.execute_sql('DROP TABLE "usage"')
     empty_database.execute_sql('CREATE TABLE "usage" (id INTEGER PRIMARY KEY, org_id TEXT, key_id TEXT,'
                                ' hour INTEGER, allowed INTEGER, rejected INTEGER, heavy INTEGER,'
@@ -109,13 +111,8 @@ def test_a_sqlite_store_made_before_version_2_moves_its_counters_to_their_own_fi
         ("org", "key", 3600, 5, 1, 5)]
 
 
-def test_a_store_made_before_version_3_loses_the_record_indexes_others_cover(empty_database):
-    version_2 = migrations.MIGRATIONS[:2]
-    migrations.MIGRATIONS, saved = version_2, migrations.MIGRATIONS
-    try:
-        migrate(empty_database)
-    finally:
-        migrations.MIGRATIONS = saved
+def test_a_store_made_before_version_3_loses_the_record_indexes_others_cover(empty_database, monkeypatch):
+    migrate_up_to(empty_database, 2, monkeypatch)
     for column in ("report_id", "org_id"):     # as version 1 made them
         empty_database.execute_sql(f'CREATE INDEX "record_{column}" ON "record" ("{column}")')
     assert migrate(empty_database) == [(3, "record indexes covered by others dropped")]
