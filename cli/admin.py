@@ -10,6 +10,7 @@ from cli.common import fail
 from cli.lookup import normalize_email, resolve_org
 from cli.options import OneOf
 from cli.session import open_store, redacted
+from store import meter_path, sqlite_path
 from store.ids import normalize_ulid
 from store.migrations import current_version, latest_version, migrate
 from store.models import PLANS, ROLES, Member, Organization
@@ -30,6 +31,10 @@ def init(config):
     if not applied:
         click.echo("nothing to apply")
     click.echo(f"schema version {version} (latest {latest_version()}) in {redacted(config.database_url)}")
+    path = sqlite_path(config.database_url)
+    if path is not None:
+        # A backup or a move must take this file too.
+        click.echo(f"request counters in {meter_path(path)}")
 
 
 @click.group()
