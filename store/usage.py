@@ -26,8 +26,8 @@ HOUR = 3600
 UNCAPPED = 2**31 - 1          # fits the INTEGER columns; never reached within one hour
 KEEP_HOURS = 92 * 24          # the usage chart reaches back 90 days
 
-# Pooled Postgres connections that already hold the prepared statement rua_admit.
-_prepared = weakref.WeakSet()
+# Per prepared statement, the pooled Postgres connections that already hold it.
+_prepared: dict = {}
 
 
 @dataclass(frozen=True)
@@ -72,14 +72,6 @@ def _run(template: str, **params):
     return meter.execute_sql(statements.text(template, is_postgres()), params)
 
 
-def _pg_admit(params: dict) -> tuple:
-    connection = meter.connection()
-    if connection not in _prepared:
-        meter.execute_sql(statements.PG_PREPARE)
-        _prepared.add(connection)
-    return meter.execute_sql(statements.PG_EXECUTE, params).fetchone()
-
-
 def _writing(database):
     """A write transaction. SQLite takes its write lock at BEGIN, so a busy lock is waited for;
     a deferred transaction that read first could only fail with "database is locked"."""
@@ -101,18 +93,61 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
               "heavy_limit": UNCAPPED if heavy_limit is None else heavy_limit}
     if is_postgres():
         # One statement, one round trip, committed on its own (autocommit).
-        hit, used, heavy_used = _pg_admit(params)
-        if used is None:
-            with _writing(meter):
-                # A flood of refusals must not cost a disk flush each.
-                meter.execute_sql("SET LOCAL synchronous_commit TO OFF")
-                tally = _refusal(params, abuse, hit=bool(hit))
-    else:
-        used, heavy_used, tally = _sqlite_admit(params, abuse)
+        hit, used, heavy_used = _pg_run(statements.PG_PREPARE, statements.PG_EXECUTE, params)
+        return _settled(params, abuse, hit, used, heavy_used)
+    used, heavy_used, tally = _sqlite_admit(params, abuse)
+    return tally if used is None else _settled(params, abuse, True, used, heavy_used)
+
+
+def admit_key(digest: str, at, now: int, *, heavy: bool, plans: dict,
+              abuse: Abuse = Abuse()) -> tuple[tuple | None, Tally | None]:
+    """Postgres only: look a key up by digest and meter its request, in one round trip.
+
+    Returns the key's row (id, org_id, member_id, scope, expires_at, revoked_at, last_used_at,
+    role, plan) or None, and the Tally, or None when the key may not be metered (revoked,
+    expired at `at`, or its plan not among plans: {name: (hourly, heavy) limits, None = none}).
+    """
+    names = sorted(plans)
+    params = {"digest": digest, "at": at, "now": now, "abuse": abuse.limit,
+              "hour": hour_of(now), "weight": int(heavy), "plans": names,
+              "hourlies": [_cap(plans[n][0]) for n in names],
+              "heavies": [_cap(plans[n][1]) for n in names]}
+    row = _pg_run(statements.PG_AUTH_PREPARE, statements.PG_AUTH_EXECUTE, params)
+    if row is None:
+        return None, None
+    key, (metered, hit, used, heavy_used) = row[:9], row[9:]
+    if not metered:
+        return key, None
+    limit, heavy_limit = plans[key[8]]
+    params.update(org=key[1], key=key[0], limit=_cap(limit), heavy_limit=_cap(heavy_limit))
+    return key, _settled(params, abuse, hit, used, heavy_used)
+
+
+def _cap(limit: int | None) -> int:
+    return UNCAPPED if limit is None else limit
+
+
+def _pg_run(prepare: str, execute: str, params: dict) -> tuple | None:
+    """Run a prepared statement; planning it costs more than running it, so each pooled
+    connection prepares it once."""
+    connection = meter.connection()
+    prepared = _prepared.setdefault(prepare, weakref.WeakSet())
+    if connection not in prepared:
+        meter.execute_sql(prepare)
+        prepared.add(connection)
+    return meter.execute_sql(execute, params).fetchone()
+
+
+def _settled(params: dict, abuse: Abuse, hit, used, heavy_used) -> Tally:
+    """The Tally of a metered request: allowed when the organization's row took it (used), else
+    the refusal counted (Postgres: its own transaction)."""
     if used is None:
-        return tally
+        with _writing(meter):
+            # A flood of refusals must not cost a disk flush each.
+            meter.execute_sql("SET LOCAL synchronous_commit TO OFF")
+            return _refusal(params, abuse, hit=bool(hit))
     if used == 1:
-        _first_of_hour(org_id, params["hour"])
+        _first_of_hour(params["org"], params["hour"])
     return Tally("allowed", used, heavy_used)
 
 

@@ -37,23 +37,33 @@ def _window(row: str, now: str) -> str:
     return " + ".join(f"(({moved} >> {BITS * k}) & {FIELD})" for k in range(SLOTS))
 
 
-# The part of the window still in the key's previous hour (non-zero in its first seconds).
-_PREVIOUS = f"""(CASE WHEN {{now}} - {{hour}} >= {SLOTS} THEN 0 ELSE
+def _previous(org: str, key: str) -> str:
+    """SQL: the part of the window still in the key's previous hour (non-zero in its first
+    seconds); org and key are SQL expressions naming the row."""
+    return f"""(CASE WHEN {{now}} - {{hour}} >= {SLOTS} THEN 0 ELSE
   COALESCE((SELECT {_window("p", "{now}")} FROM "usage" p
-            WHERE p.org_id = {{org}} AND p.key_id = {{key}} AND p.hour = {{hour}} - 3600), 0) END)"""
-# Admit one request into the key's window unless it is full, counting it as allowed (or, with
-# {counted} 0, only filling the window); RETURNING nothing means refused.
-KEY_HIT = f"""
+            WHERE p.org_id = {org} AND p.key_id = {key} AND p.hour = {{hour}} - 3600), 0) END)"""
+
+
+def _key_hit(org: str, key: str, source: str = "", conflict: tuple = ("{org}", "{key}")) -> str:
+    """Admit one request into the key's window unless it is full, counting it as allowed (or,
+    with {counted} 0, only filling the window); RETURNING nothing means refused. org and key
+    are SQL expressions, read FROM source when one is named; conflict names them again where
+    only the conflicting row is in scope."""
+    return f"""
 INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at, newest, ring)
-SELECT {{org}}, {{key}}, {{hour}}, {{counted}}, 0, {{weight}}, {{now}}, {{now}}, 1
-WHERE {_PREVIOUS} < {{abuse}}
+SELECT {org}, {key}, {{hour}}, {{counted}}, 0, {{weight}}, {{now}}, {{now}}, 1 {source}
+WHERE {_previous(org, key)} < {{abuse}}
 ON CONFLICT (org_id, key_id, hour) DO UPDATE
 SET ring = {_moved('"usage"', "{now}")} + 1,
     newest = CASE WHEN {{now}} > "usage".newest THEN {{now}} ELSE "usage".newest END,
     allowed = "usage".allowed + {{counted}}, heavy = "usage".heavy + {{weight}},
     last_at = {{now}}
-WHERE {_window('"usage"', "{now}")} + {_PREVIOUS} < {{abuse}}
+WHERE {_window('"usage"', "{now}")} + {_previous(*conflict)} < {{abuse}}
 RETURNING allowed"""
+
+
+KEY_HIT = _key_hit("{org}", "{key}")
 # The organization refused a request its key's row took: count it rejected, out of the window.
 KEY_UNDO = f"""
 UPDATE "usage" SET allowed = allowed - 1, rejected = rejected + 1, heavy = heavy - {{weight}},
@@ -101,10 +111,56 @@ FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async"""
 PG_ARGS = (("org", "text"), ("key", "text"), ("now", "bigint"), ("abuse", "integer"),
            ("hour", "bigint"), ("weight", "integer"), ("limit", "integer"),
            ("heavy_limit", "integer"))
-PG_PREPARE = "PREPARE rua_admit ({}) AS {}".format(
-    ", ".join(kind for _, kind in PG_ARGS),
-    PG_ADMIT.format(**{name: f"${number}" for number, (name, _) in enumerate(PG_ARGS, 1)}))
-PG_EXECUTE = "EXECUTE rua_admit ({})".format(", ".join(f"%({name})s" for name, _ in PG_ARGS))
+
+
+# Postgres resolves the key and meters its request in one statement, one round trip instead of
+# two: `who` is the key with its member's role and its organization's plan (what webapp.auth
+# checks), `ok` the same key when it may be metered (neither revoked nor expired, a plan with
+# limits) with its plan's limits, then the two upserts of PG_ADMIT. Columns: the key's nine,
+# then 1 when it was metered, hit, and the organization's allowed and heavy (as PG_ADMIT).
+PG_AUTH_ADMIT = f"""
+WITH who AS (
+  SELECT k.id, k.org_id, k.member_id, k.scope, k.expires_at, k.revoked_at, k.last_used_at,
+         m.role, o.plan
+  FROM api_key k JOIN member m ON m.id = k.member_id AND m.org_id = k.org_id
+  JOIN organization o ON o.id = k.org_id
+  WHERE k.digest = {{digest}}
+), ok AS (
+  SELECT who.org_id, who.id AS key_id, p.hourly, p.heavy_cap
+  FROM who JOIN unnest({{plans}}, {{hourlies}}, {{heavies}}) AS p (plan, hourly, heavy_cap)
+    ON p.plan = who.plan
+  WHERE who.revoked_at IS NULL AND (who.expires_at IS NULL OR who.expires_at > {{at}})
+), keyed AS ({_key_hit("ok.org_id", "ok.key_id", "FROM ok",
+                      ("excluded.org_id", "excluded.key_id")).replace("{counted}", "1")}
+), org AS (
+  INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at, newest, ring)
+  SELECT ok.org_id, '', {{hour}}, 1, 0, {{weight}}, {{now}}, 0, 0 FROM ok
+  WHERE EXISTS (SELECT 1 FROM keyed)
+  ON CONFLICT (org_id, key_id, hour) DO UPDATE
+  SET allowed = "usage".allowed + 1, heavy = "usage".heavy + excluded.heavy
+  WHERE "usage".allowed < (SELECT hourly FROM ok)
+    AND "usage".heavy + excluded.heavy <= (SELECT heavy_cap FROM ok)
+  RETURNING allowed, heavy
+)
+SELECT who.id, who.org_id, who.member_id, who.scope, who.expires_at, who.revoked_at,
+       who.last_used_at, who.role, who.plan, (SELECT COUNT(*) FROM ok),
+       (SELECT COUNT(*) FROM keyed), (SELECT allowed FROM org), (SELECT heavy FROM org)
+FROM who, (SELECT set_config('synchronous_commit', 'off', true)) AS async"""
+PG_AUTH_ARGS = (("digest", "text"), ("at", "timestamp"), ("now", "bigint"), ("abuse", "integer"),
+                ("hour", "bigint"), ("weight", "integer"), ("plans", "text[]"),
+                ("hourlies", "integer[]"), ("heavies", "integer[]"))
+
+
+def _prepared(name: str, template: str, args: tuple) -> tuple[str, str]:
+    """PREPARE and EXECUTE texts of a statement whose values are named {name} in template."""
+    prepare = "PREPARE {} ({}) AS {}".format(
+        name, ", ".join(kind for _, kind in args),
+        template.format(**{arg: f"${number}" for number, (arg, _) in enumerate(args, 1)}))
+    return prepare, "EXECUTE {} ({})".format(name, ", ".join(f"%({arg})s" for arg, _ in args))
+
+
+PG_PREPARE, PG_EXECUTE = _prepared("rua_admit", PG_ADMIT, PG_ARGS)
+PG_AUTH_PREPARE, PG_AUTH_EXECUTE = _prepared("rua_auth_admit", PG_AUTH_ADMIT, PG_AUTH_ARGS)
 
 
 @functools.lru_cache(maxsize=None)

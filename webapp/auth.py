@@ -7,7 +7,8 @@ from datetime import datetime, timedelta
 
 from flask import g
 
-from store import keys
+from store import keys, usage
+from store.clock import to_epoch
 from store.compiled import Compiled
 from store.models import ApiKey, Member, Organization
 from store.versioned import Versioned
@@ -67,30 +68,48 @@ class Authenticator:
         self._held = Versioned()
 
     def authenticate(self, header: str | None, now: datetime, version=None) -> Principal:
-        scheme, _, token = (header or "").strip().partition(" ")
-        if scheme.lower() != "bearer":
-            raise unauthorized("missing_key", token_sent=False)
-        token = token.strip()
-        if not keys.well_formed(token):
-            raise unauthorized("malformed_key", token_sent=True)
-        digest = keys.digest(token)
+        digest = _digest_of(header)
         held = self._held.values(version)
         entry = held.get(digest) if held is not None else None
         if entry is None:
             entry = _lookup(digest)
             if held is not None and entry is not None:
                 held[digest] = entry
-        if entry is None:
-            raise unauthorized("invalid_key", token_sent=True)
-        if entry.revoked:
-            raise unauthorized("key_revoked", token_sent=True)
-        if entry.expires_at is not None and entry.expires_at <= now:
-            raise unauthorized("key_expired", token_sent=True)
-        if entry.principal.plan in NO_API_PLANS:
-            raise unauthorized("not_entitled", token_sent=True)
-        if entry.last_used_at is None or now - entry.last_used_at >= TOUCH_EVERY:
-            _touch(entry.principal.key_id, now)
-        return entry.principal
+        return _admitted(entry, now)
+
+    def authenticate_metered(self, header: str | None, now: datetime, *, heavy: bool,
+                             plans: dict) -> tuple[Principal, usage.Tally | None]:
+        """Postgres: the key looked up and its request metered in one round trip; the Tally is
+        None when the key may not be metered (the checks then say why, or the plan is unknown)."""
+        row, tally = usage.admit_key(_digest_of(header), now, to_epoch(now), heavy=heavy,
+                                     plans=plans)
+        return _admitted(_entry(row) if row else None, now), tally
+
+
+def _digest_of(header: str | None) -> str:
+    """The digest of the bearer key the header carries; 401 when there is none to look up."""
+    scheme, _, token = (header or "").strip().partition(" ")
+    if scheme.lower() != "bearer":
+        raise unauthorized("missing_key", token_sent=False)
+    token = token.strip()
+    if not keys.well_formed(token):
+        raise unauthorized("malformed_key", token_sent=True)
+    return keys.digest(token)
+
+
+def _admitted(entry: _Entry | None, now: datetime) -> Principal:
+    """The key's principal, or the 401 that says why not; keeps last_used_at to the minute."""
+    if entry is None:
+        raise unauthorized("invalid_key", token_sent=True)
+    if entry.revoked:
+        raise unauthorized("key_revoked", token_sent=True)
+    if entry.expires_at is not None and entry.expires_at <= now:
+        raise unauthorized("key_expired", token_sent=True)
+    if entry.principal.plan in NO_API_PLANS:
+        raise unauthorized("not_entitled", token_sent=True)
+    if entry.last_used_at is None or now - entry.last_used_at >= TOUCH_EVERY:
+        _touch(entry.principal.key_id, now)
+    return entry.principal
 
 
 # One joined query, its SQL built once (store/compiled.py): the key, its member's role and
@@ -108,9 +127,12 @@ _AT = ApiKey.expires_at          # converts the driver's value (SQLite: text) to
 
 def _lookup(digest: str) -> _Entry | None:
     rows = _BY_DIGEST.run(digest=digest)
-    if not rows:
-        return None
-    key_id, org_id, member_id, scope, expires_at, revoked_at, last_used_at, role, plan = rows[0]
+    return _entry(rows[0]) if rows else None
+
+
+def _entry(row: tuple) -> _Entry:
+    """A key row: id, org_id, member_id, scope, expires_at, revoked_at, last_used_at, role, plan."""
+    key_id, org_id, member_id, scope, expires_at, revoked_at, last_used_at, role, plan = row
     return _Entry(Principal(org_id, key_id, member_id, scope, role, plan),
                   _AT.python_value(expires_at), revoked_at is not None,
                   _AT.python_value(last_used_at))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import current_app, g, request
 
+from store import is_postgres
 from webapp import quota, storage
 
 
@@ -22,7 +23,13 @@ def gatekeep():
     if getattr(app.view_functions.get(req.endpoint), "public", False):
         return
     ctx.now = now = app.config["RUA_CLOCK"]()
-    ctx.principal = principal = app.extensions["rua.auth"].authenticate(
-        req.headers.get("Authorization"), now, ctx.store_version)
+    auth, header = app.extensions["rua.auth"], req.headers.get("Authorization")
+    heavy, counted = quota.route_kind(req.url_rule.rule)
+    if counted and is_postgres():
+        # On Postgres the key look-up and the metering are one round trip.
+        principal, tally = auth.authenticate_metered(header, now, heavy=heavy, plans=quota.LIMITS)
+    else:
+        principal, tally = auth.authenticate(header, now, ctx.store_version), None
+    ctx.principal = principal
     # Metering follows at once; the permission check (403) is the view's `requires`.
-    quota.gate(ctx, principal, now, req.url_rule.rule)
+    quota.gate(ctx, principal, now, heavy=heavy, counted=counted, tally=tally)

@@ -36,6 +36,8 @@ PLANS = {
     "team": Plan(10_000, 600),
     "unlimited": Plan(None, None),
 }
+# {plan: (hourly, heavy)}: what store.usage.admit_key meters by.
+LIMITS = {name: (plan.hourly, plan.heavy) for name, plan in PLANS.items()}
 
 
 @dataclass(frozen=True)
@@ -78,13 +80,15 @@ def crossed_near_cap(verdict: Verdict) -> bool:
             and near_cap(left, limit) and not near_cap(left + 1, limit))
 
 
-def meter(principal, now: datetime, *, heavy: bool = False, counted: bool = True) -> Verdict:
-    """Count one request of the principal's organization and key (or only abuse-check it)."""
+def meter(principal, now: datetime, *, heavy: bool = False, counted: bool = True,
+          tally: usage.Tally | None = None) -> Verdict:
+    """Count one request of the principal's organization and key (or only abuse-check it);
+    a tally already counted (store.usage.admit_key) is taken as it is."""
     plan, epoch = plan_of(principal.plan), to_epoch(now)
-    if counted:
+    if tally is None and counted:
         tally = usage.admit(principal.org_id, principal.key_id, epoch, limit=plan.hourly,
                             heavy_limit=plan.heavy, heavy=heavy)
-    else:
+    elif tally is None:
         tally = usage.peek(principal.org_id, principal.key_id, epoch)
     verdict = Verdict(plan, tally, epoch, heavy)
     if crossed_near_cap(verdict):
@@ -127,10 +131,11 @@ def route_kind(rule: str) -> tuple[bool, bool]:
     return bool(HEAVY_RULE.search(rule)), not UNCOUNTED_RULE.search(rule)
 
 
-def gate(ctx, principal, now: datetime, rule: str) -> None:
-    """The gatekeeper's step after authentication: meter, then refuse with 429 if spent."""
-    heavy, counted = route_kind(rule)
-    ctx.quota = verdict = meter(principal, now, heavy=heavy, counted=counted)
+def gate(ctx, principal, now: datetime, *, heavy: bool, counted: bool,
+         tally: usage.Tally | None = None) -> None:
+    """The gatekeeper's step after authentication: meter (unless tally says it was), then
+    refuse with 429 if spent."""
+    ctx.quota = verdict = meter(principal, now, heavy=heavy, counted=counted, tally=tally)
     error = refusal(verdict)
     if error is not None:
         raise error

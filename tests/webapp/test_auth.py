@@ -131,7 +131,8 @@ def test_the_plan_is_read_with_the_key(client, org):
 
 
 class _KeyLookups(logging.Handler):
-    """Counts the key look-ups peewee runs (SELECTs from api_key)."""
+    """Counts the key look-ups peewee runs (SELECTs from api_key; on Postgres the statement
+    that looks the key up and meters the request)."""
 
     def __init__(self):
         super().__init__(logging.DEBUG)
@@ -139,7 +140,8 @@ class _KeyLookups(logging.Handler):
 
     def emit(self, record):
         sql = str(record.msg[0])
-        self.count += sql.startswith("SELECT") and 'FROM "api_key"' in sql
+        self.count += ((sql.startswith("SELECT") and 'FROM "api_key"' in sql)
+                       or sql.startswith("EXECUTE rua_auth_admit"))
 
 
 @pytest.fixture
