@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from peewee import (BigAutoField, BigIntegerField, BlobField, BooleanField, CharField,
-                    DateField, DateTimeField, FloatField, ForeignKeyField, IntegerField,
-                    Model, SQL, TextField, fn)
+                    CompositeKey, DateField, DateTimeField, FloatField, ForeignKeyField,
+                    IntegerField, Model, SQL, TextField, fn)
 
 from store import db, meter
 from store.clock import utcnow
@@ -305,9 +305,9 @@ class Usage(BaseModel):
     """Requests per organization and key per UTC clock hour; key_id '' holds the org total.
 
     Stored through the `meter` proxy: on SQLite that is a file of its own (store/__init__.py),
-    so the organization is a plain column there, not a foreign key into another file.
+    so the organization is a plain column there, not a foreign key into another file. Keyed by
+    (org, key_id, hour), which every query reads by prefix; no other index.
     """
-    id = BigAutoField()
     org = CharField(max_length=26, column_name="org_id")
     key_id = CharField(max_length=26, default="")
     hour = BigIntegerField()                   # epoch seconds at the start of the hour
@@ -322,7 +322,7 @@ class Usage(BaseModel):
 
     class Meta:
         database = meter
-        indexes = ((("org", "key_id", "hour"), True), (("org", "hour"), False))
+        primary_key = CompositeKey("org", "key_id", "hour")
 
 
 class SchemaVersion(BaseModel):

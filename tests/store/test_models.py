@@ -229,3 +229,12 @@ def test_values_read_back_as_written(database):
     assert again.verified_at == MOMENT and again.verified_at.tzinfo is None
     assert bytes(Snapshot.get_by_id(snap.id).body) == b"\x00{\"a\":1}"
     assert Report.get_by_id(minimal_report(org).id).day_begin == DAY
+
+
+def test_the_counters_are_one_b_tree_keyed_by_org_key_and_hour(database, config):
+    """Every request reads and writes its two counter rows through that key alone."""
+    assert [i.name for i in meter.get_indexes("usage") if not i.name.endswith("_pkey")] == []
+    assert meter.get_primary_keys("usage") == ["org_id", "key_id", "hour"]
+    if config.is_sqlite:
+        sql = meter.execute_sql("SELECT sql FROM sqlite_master WHERE name = 'usage'").fetchone()[0]
+        assert sql.rstrip().endswith("WITHOUT ROWID")
