@@ -2,13 +2,13 @@
 
 Run from the repository root with the project's interpreter (needs `wrk`: apt-get install wrk):
 
-    .venv/bin/python bench/metering.py [--seconds 5] [--postgres URL] [--no-postgres]
+    .venv/bin/python bench/metering.py [--seconds 5] [--repeat 2] [--postgres URL] [--no-postgres]
 
 For SQLite (a temporary file) and Postgres (default postgresql://postgres@127.0.0.1:5432/
 rua_bench_metering, created if missing, its tables dropped and recreated), the same gunicorn
 (deploy/gunicorn.conf.py, 4 workers) serves each endpoint twice: "bare" is this module's
-bare_app(), the real app with the metering step replaced by nothing, and "metered" is the
-real app. wrk spreads requests over many keys of many team-plan organizations, so neither
+bare_app(), the real app with the metering step taken out (on Postgres, where the key
+look-up meters in the same statement, the look-up alone), and "metered" is the real app. wrk spreads requests over many keys of many team-plan organizations, so neither
 the abuse control nor a spent quota refuses any of them: every measured request is allowed
 and pays the full conditional increment. It also times store.usage.admit() in-process
 (microseconds per metered request). It prints figures; it asserts nothing.
