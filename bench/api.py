@@ -80,12 +80,14 @@ def ensure_store(reports: int) -> pathlib.Path:
     path = OUT / f"api-{reports}-{api_store.schema_tag()}.db"
     if path.exists():
         print(f"store: {path.relative_to(ROOT)} (cached)", flush=True)
-        _migrate(path)          # a store cached by an older checkout gets this one's schema
     else:
         started = time.perf_counter()
         api_store.build(str(path), reports, progress=lambda line: print(line, flush=True))
         print(f"store: {path.relative_to(ROOT)} built in {time.perf_counter() - started:.1f} s",
               flush=True)
+    # A store cached by an older checkout gets this one's schema; the counters' file, named
+    # after the store, is made here.
+    _migrate(path)
     return path
 
 

@@ -19,7 +19,7 @@ import random
 import sqlite3
 from datetime import date, datetime, timedelta, timezone
 
-from store import keys, open_db
+from store import keys, meter_path, open_db
 from store.ids import encode
 from store.migrations import migrate
 from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Member, Organization,
@@ -193,6 +193,8 @@ def build(path: str, reports: int, *, progress=print) -> None:
     progress(f"stored {len(report_rows):,} reports, {len(record_rows):,} records, "
              f"{len(rollup_rows):,} rollup rows, {len(day_rows):,} domain-days")
     os.replace(partial, path)
+    # The counters' file is named after the store's; the partial one held no counts.
+    os.remove(meter_path(partial))
 
 
 def sample_ids(path: str, count: int = SAMPLE) -> list[str]:
