@@ -40,3 +40,13 @@ class Versioned:
         if getattr(local, "token", None) != token or len(local.values) >= self.size:
             local.token, local.values = token, {}
         return local.values
+
+    def get(self, token, key, compute):
+        """compute() for key, held while the token holds; a None result is not held."""
+        values = self.values(token)
+        found = values.get(key) if values is not None else None
+        if found is None:
+            found = compute()
+            if values is not None and found is not None:
+                values[key] = found
+        return found

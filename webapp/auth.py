@@ -69,13 +69,7 @@ class Authenticator:
 
     def authenticate(self, header: str | None, now: datetime, version=None) -> Principal:
         digest = _digest_of(header)
-        held = self._held.values(version)
-        entry = held.get(digest) if held is not None else None
-        if entry is None:
-            entry = _lookup(digest)
-            if held is not None and entry is not None:
-                held[digest] = entry
-        return _admitted(entry, now)
+        return _admitted(self._held.get(version, digest, lambda: _lookup(digest)), now)
 
     def authenticate_metered(self, header: str | None, now: datetime, *, heavy: bool,
                              plans: dict) -> tuple[Principal, usage.Tally | None]:

@@ -52,23 +52,21 @@ def serve(blob: snapshots.Blob) -> Response:
     return respond(blob.body, blob.etag, blob.computed_at)
 
 
-# (org, kind, variant) -> (blob, the org's dirty mark), held while the store is unchanged.
+# Blobs by (org, kind, variant) and each org's dirty mark, held while the store is unchanged.
 _HELD = Versioned()
 
 
 def fetch(kind: str, variant: str = "", *, exists=None) -> snapshots.Blob | None:
     """The organization's blob, computed first when missing or stale; None when it is missing
     and exists() says the variant has nothing to compute (an unknown domain)."""
-    org_id, now = g.principal.org_id, g.now
-    held = _HELD.values(g.get("store_version"))
-    found = held.get((org_id, kind, variant)) if held is not None else None
-    if found is None:
-        found = snapshots.get(org_id, kind, variant), _dirty_since(org_id)
-        if held is not None:
-            held[(org_id, kind, variant)] = found
-    blob, dirty_since = found
-    if blob is not None and (freshness.young(kind, blob.computed_at, now)
-                             or not freshness.stale(kind, blob.computed_at, dirty_since, now)):
+    org_id, now, version = g.principal.org_id, g.now, g.get("store_version")
+    blob = _HELD.get(version, (org_id, kind, variant), lambda: snapshots.get(org_id, kind, variant))
+    if blob is not None and (
+            freshness.young(kind, blob.computed_at, now)
+            # Asked only of a blob past its tolerance; held in a tuple, as "never dirty" is None.
+            or not freshness.stale(kind, blob.computed_at,
+                                   _HELD.get(version, org_id, lambda: (_dirty_since(org_id),))[0],
+                                   now)):
         return blob
     if blob is None and exists is not None and not exists():
         return None

@@ -31,10 +31,5 @@ def show(domain):
 
 
 def _monitored(org_id: str, name: str) -> bool:
-    held = _HELD.values(g.store_version)
-    if held is None:
-        return bool(_MONITORED.run(org_id=org_id, name=name))
-    found = held.get((org_id, name))
-    if found is None:
-        found = held[org_id, name] = bool(_MONITORED.run(org_id=org_id, name=name))
-    return found
+    return _HELD.get(g.store_version, (org_id, name),
+                     lambda: bool(_MONITORED.run(org_id=org_id, name=name)))
