@@ -62,6 +62,17 @@ class Fields:
             self.fail(f"{where} has {len(found)} <{name}> elements where one is allowed")
         return found[0] if found else None
 
+    def required(self, parent: Section, name: str, alias: str, why: str, *, where: str) -> Section:
+        """The one <name>, else the one <alias> (noted as read for <name>); refused without."""
+        found = self.one(parent, name, where=where)
+        if found is None:
+            found = self.one(parent, alias, where=where)
+            if found is not None:
+                self.note(alias, f"<{alias}> ({why}) was read as <{name}>")
+        if found is None:
+            self.fail(f"{where} has no <{name}>")
+        return found
+
     def text(self, parent: Section, name: str, *, where: str, required: bool = False,
              warn_missing: bool = False, warn_empty: bool = True) -> str:
         """The element's text; "" when omitted. Required and missing raises; empty warns."""
@@ -99,13 +110,7 @@ def meta_from(metadata: Section, policy: Section, version: Section | None, field
     report_id = fields.text(metadata, "report_id", where=where, required=True)
     if not report_id:
         fields.fail("<report_id> is empty")
-    date_range = fields.one(metadata, "date_range", where=where)
-    if date_range is None:
-        date_range = fields.one(metadata, "data_range", where=where)
-        if date_range is not None:
-            note("data_range", "<data_range> (a misspelling) was read as <date_range>")
-    if date_range is None:
-        fields.fail("<report_metadata> has no <date_range>")
+    date_range = fields.required(metadata, "date_range", "data_range", "a misspelling", where=where)
     begin = fields.integer(date_range, "begin", where="<date_range>")
     end = fields.integer(date_range, "end", where="<date_range>")
     if begin > end:
@@ -180,13 +185,7 @@ def record_from(record: Section, number: int, adkim: str, aspf: str, fields: Fie
     row = fields.one(record, "row", where=where)
     if row is None:
         fields.fail(f"{where} has no <row>")
-    identifiers = fields.one(record, "identifiers", where=where)
-    if identifiers is None:
-        identifiers = fields.one(record, "identities", where=where)
-        if identifiers is not None:
-            note("identities", "<identities> (an old name) was read as <identifiers>")
-    if identifiers is None:
-        fields.fail(f"{where} has no <identifiers>")
+    identifiers = fields.required(record, "identifiers", "identities", "an old name", where=where)
     count = fields.integer(row, "count", where=f"the <row> of {where}")
     if count < 0:
         fields.fail(f"<count> in {where} is negative")
