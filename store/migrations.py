@@ -30,10 +30,16 @@ def _create_counters() -> None:
 
 
 def _counters_in_their_own_file(database):
-    """The counters' table; SQLite stores made before version 2 kept it in the store's file:
-    its rows are copied to the counters' file, then it is dropped there."""
+    """The counters' table, keyed by (org, key, hour). Stores made before version 2 had a rowid
+    table with indexes: SQLite's, in the store's file, is copied to the counters' file and
+    dropped there; Postgres's is reshaped in place."""
     table = Usage._meta.table_name
-    legacy = not is_postgres() and table in database.get_tables()
+    if is_postgres():
+        if table in database.get_tables():
+            _rekey_postgres_counters(database)
+        _create_counters()
+        return
+    legacy = table in database.get_tables()
     _create_counters()
     if not legacy:
         return
@@ -46,6 +52,19 @@ def _counters_in_their_own_file(database):
     database.execute_sql(f'DROP TABLE "{table}"')
 
 
+def _rekey_postgres_counters(database):
+    """Version 1's Postgres table: an id, a foreign key and three indexes, to the one key."""
+    if "id" not in {column.name for column in database.get_columns("usage")}:
+        return
+    for statement in ('ALTER TABLE "usage" DROP COLUMN id',          # and its primary key
+                      'ALTER TABLE "usage" DROP CONSTRAINT IF EXISTS usage_org_id_fkey',
+                      'ALTER TABLE "usage" ADD PRIMARY KEY (org_id, key_id, hour)',
+                      'DROP INDEX IF EXISTS usage_org_id',
+                      'DROP INDEX IF EXISTS usage_org_id_hour',
+                      'DROP INDEX IF EXISTS usage_org_id_key_id_hour'):
+        database.execute_sql(statement)
+
+
 def _record_indexes_covered_by_others(database):
     """record(report_id) and record(org_id) lead (report_id, ordinal) and (org_id, source_ip)."""
     for name in ("record_report_id", "record_org_id"):
@@ -54,7 +73,8 @@ def _record_indexes_covered_by_others(database):
 
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
-    (2, "request counters in their own file on SQLite", _counters_in_their_own_file),
+    (2, "request counters keyed by org, key and hour, in their own file on SQLite",
+     _counters_in_their_own_file),
     (3, "record indexes covered by others dropped", _record_indexes_covered_by_others),
 ]
 

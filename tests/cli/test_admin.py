@@ -45,7 +45,7 @@ def test_init_creates_the_schema_then_has_nothing_to_apply(rua, tmp_path):
     with empty_database_url(tmp_path) as url:
         first, second = ok(rua("init", url=url)), ok(rua("init", url=url))
         assert first[:3] == ["applied migration 1: initial schema",
-                             "applied migration 2: request counters in their own file on SQLite",
+                             "applied migration 2: request counters keyed by org, key and hour, in their own file on SQLite",
                              "applied migration 3: record indexes covered by others dropped"]
         assert first[3].startswith("schema version 3 (latest 3)")
         # On SQLite, where the counters' own file is, for backups.

@@ -105,10 +105,36 @@ def test_a_sqlite_store_made_before_version_2_moves_its_counters_to_their_own_fi
                                ' hour INTEGER, allowed INTEGER, rejected INTEGER, heavy INTEGER,'
                                ' last_at INTEGER, newest INTEGER, ring INTEGER)')
     empty_database.execute_sql("INSERT INTO usage VALUES (7, 'org', 'key', 3600, 5, 1, 0, 3700, 3700, 5)")
-    assert migrate(empty_database)[0] == (2, "request counters in their own file on SQLite")
+    assert migrate(empty_database)[0][0] == 2
     assert "usage" not in empty_database.get_tables()
     assert [(u.org, u.key_id, u.hour, u.allowed, u.rejected, u.ring) for u in Usage.select()] == [
         ("org", "key", 3600, 5, 1, 5)]
+
+
+def test_a_postgres_store_made_before_version_2_has_its_counters_rekeyed_in_place(empty_database, monkeypatch):
+    if "sqlite" in type(empty_database).__name__.lower():
+        pytest.skip("SQLite's counters move to their own file")
+    migrate_up_to(empty_database, 1, monkeypatch)
+    empty_database.execute_sql('DROP TABLE "usage"')
+    for statement in (   # as version 1 made it
+            'CREATE TABLE "usage" (id BIGSERIAL PRIMARY KEY, org_id VARCHAR(26) NOT NULL'
+            ' REFERENCES organization (id) ON DELETE CASCADE, key_id VARCHAR(26) NOT NULL,'
+            ' hour BIGINT NOT NULL, allowed INTEGER NOT NULL, rejected INTEGER NOT NULL,'
+            ' heavy INTEGER NOT NULL, last_at BIGINT NOT NULL, newest BIGINT NOT NULL,'
+            ' ring BIGINT NOT NULL)',
+            'CREATE INDEX usage_org_id ON "usage" (org_id)',
+            'CREATE UNIQUE INDEX usage_org_id_key_id_hour ON "usage" (org_id, key_id, hour)',
+            'CREATE INDEX usage_org_id_hour ON "usage" (org_id, hour)'):
+        empty_database.execute_sql(statement)
+    org = make_org()
+    empty_database.execute_sql("INSERT INTO usage (org_id, key_id, hour, allowed, rejected, heavy,"
+                               " last_at, newest, ring) VALUES (%s, 'key', 3600, 5, 1, 0, 3700, 3700, 5)",
+                               (org.id,))
+    assert migrate(empty_database)[0][0] == 2
+    assert meter.get_primary_keys("usage") == ["org_id", "key_id", "hour"]
+    assert [i.name for i in meter.get_indexes("usage") if not i.name.endswith("_pkey")] == []
+    assert [(u.org, u.key_id, u.hour, u.allowed, u.rejected, u.ring) for u in Usage.select()] == [
+        (org.id, "key", 3600, 5, 1, 5)]
 
 
 def test_a_store_made_before_version_3_loses_the_record_indexes_others_cover(empty_database, monkeypatch):
