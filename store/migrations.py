@@ -2,7 +2,7 @@
 
 Version 1 creates the tables as store/models.py declares them; version 2 moves a SQLite
 store's request counters into their own file (store/__init__.py says why); version 3 drops two
-record indexes that others cover. Once a release has shipped,
+record indexes that others cover; version 4 keys the counters by (organization, hour, key). Once a release has shipped,
 never edit an applied migration: add the next one (playhouse.migrate's add_column and friends),
 so an existing database is upgraded in place without losing data.
 """
@@ -30,7 +30,7 @@ def _create_counters() -> None:
 
 
 def _counters_in_their_own_file(database):
-    """The counters' table, keyed by (org, key, hour). Stores made before version 2 had a rowid
+    """The counters' table. Stores made before version 2 had a rowid
     table with indexes: SQLite's, in the store's file, is copied to the counters' file and
     dropped there; Postgres's is reshaped in place."""
     table = Usage._meta.table_name
@@ -71,11 +71,50 @@ def _record_indexes_covered_by_others(database):
         database.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
 
 
+COUNTER_KEY = ("org_id", "hour", "key_id")
+
+
+def _counter_key() -> tuple[str, ...]:
+    """The counters' primary key columns, in key order (() when there is no table yet)."""
+    if is_postgres():
+        rows = meter.execute_sql(
+            """SELECT a.attname FROM pg_index i
+               JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+               WHERE i.indrelid = to_regclass('"usage"') AND i.indisprimary
+               ORDER BY array_position(i.indkey::int2[], a.attnum)""").fetchall()
+        return tuple(name for name, in rows)
+    rows = meter.execute_sql('PRAGMA table_info("usage")').fetchall()
+    return tuple(row[1] for row in sorted((r for r in rows if r[5]), key=lambda r: r[5]))
+
+
+def _counters_keyed_by_hour(database):
+    """Counters keyed (org, hour, key) instead of (org, key, hour): an organization's hour,
+    the sum that metering checks on SQLite, is then one short range of the key."""
+    key = _counter_key()
+    if not key or key == COUNTER_KEY:
+        return
+    if is_postgres():
+        name, = meter.execute_sql(
+            """SELECT conname FROM pg_constraint
+               WHERE conrelid = '"usage"'::regclass AND contype = 'p'""").fetchone()
+        meter.execute_sql(f'ALTER TABLE "usage" DROP CONSTRAINT "{name}"')
+        meter.execute_sql(f'ALTER TABLE "usage" ADD PRIMARY KEY ({", ".join(COUNTER_KEY)})')
+        return
+    # SQLite cannot re-key a table: the rows move into a new one.
+    names = ", ".join(f.column_name for f in Usage._meta.sorted_fields)
+    with meter.atomic():
+        meter.execute_sql('ALTER TABLE "usage" RENAME TO "usage_v3"')
+        _create_counters()
+        meter.execute_sql(f'INSERT INTO "usage" ({names}) SELECT {names} FROM "usage_v3"')
+        meter.execute_sql('DROP TABLE "usage_v3"')
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
      _counters_in_their_own_file),
     (3, "record indexes covered by others dropped", _record_indexes_covered_by_others),
+    (4, "request counters keyed by org, hour and key", _counters_keyed_by_hour),
 ]
 
 
