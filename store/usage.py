@@ -1,13 +1,13 @@
 """Request metering in the database: hourly counts per organization and key, and the abuse window.
 
-Every check is a conditional upsert whose WHERE runs under the row lock (SQLite's write lock,
+Every check is a conditional upsert whose WHERE runs under a lock (SQLite's write lock,
 Postgres's row lock on conflict), so "allow while count < limit" can never admit one too many,
-whichever worker or host asks. An allowed request writes two small rows: its key's hour (which
-also holds the key's abuse window) and its organization's hour. On SQLite that is one short
-transaction of two statements (in-process calls, no round trips) in the counters' own file
-(store.meter), so the store's file and its readers' caches are left alone; on Postgres it is
-one prepared statement, one round trip, committed without waiting for the disk
-(store/usage_sql.py).
+whichever worker or host asks. Counts are kept per key and hour; the organization's hour is
+their sum. On SQLite an allowed request is one statement that writes one row, its key's hour
+(which also holds the key's abuse window), in the counters' own file (store.meter), so the
+store's file and its readers' caches are left alone. On Postgres, whose row locks do not cover
+a sum, it also writes the organization's hour row as the lock, in one prepared statement, one
+round trip, committed without waiting for the disk (store/usage_sql.py).
 """
 from __future__ import annotations
 
@@ -95,8 +95,7 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
         # One statement, one round trip, committed on its own (autocommit).
         hit, used, heavy_used = _pg_run(statements.PG_PREPARE, statements.PG_EXECUTE, params)
         return _settled(params, abuse, hit, used, heavy_used)
-    used, heavy_used, tally = _sqlite_admit(params, abuse)
-    return tally if used is None else _settled(params, abuse, True, used, heavy_used)
+    return _sqlite_admit(params, abuse)
 
 
 def admit_key(digest: str, at, now: int, *, heavy: bool, plans: dict,
@@ -139,53 +138,25 @@ def _pg_run(prepare: str, execute: str, params: dict) -> tuple | None:
 
 
 def _settled(params: dict, abuse: Abuse, hit, used, heavy_used) -> Tally:
-    """The Tally of a metered request: allowed when the organization's row took it (used), else
-    the refusal counted (Postgres: its own transaction)."""
+    """Postgres: the Tally of a metered request, allowed when the organization's row took it
+    (used), else the refusal counted in its own transaction."""
     if used is None:
         with _writing(meter):
             # A flood of refusals must not cost a disk flush each.
             meter.execute_sql("SET LOCAL synchronous_commit TO OFF")
             return _refusal(params, abuse, hit=bool(hit))
+    return _allowed(params, used, heavy_used)
+
+
+def _allowed(params: dict, used: int, heavy_used: int) -> Tally:
     if used == 1:
         _first_of_hour(params["org"], params["hour"])
     return Tally("allowed", used, heavy_used)
 
 
-def _sqlite_admit(params: dict, abuse: Abuse) -> tuple:
-    """The SQLite transaction of admit(): (used, heavy_used, None) or (None, None, refusal).
-
-    Run on the driver's connection: peewee's transaction and cursor wrappers cost about a
-    third of the whole metering step here, for two statements and their commit. BEGIN
-    IMMEDIATE takes the write lock first, so a busy lock is waited for (never a deferred
-    transaction failing with "database is locked" after reading).
-    """
-    connection = meter.obj.connection()
-
-    def run(sql):
-        log.debug((sql, params))         # logged as peewee logs its statements (not BEGIN/COMMIT)
-        return connection.execute(sql, params)
-
-    with __exception_wrapper__:
-        connection.execute("BEGIN IMMEDIATE")
-        try:
-            hit = run(_KEY_HIT).fetchone() is not None
-            row = run(_ALLOW).fetchone() if hit else None
-            result = (*row, None) if row else (None, None, _refusal(params, abuse, hit=hit))
-            connection.execute("COMMIT")
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
-    return result
-
-
-_KEY_HIT = statements.text(statements.KEY_HIT, False).replace(":counted", "1")
-_ALLOW = statements.text(statements.ALLOW, False)
-
-
 def _refusal(params: dict, abuse: Abuse, *, hit: bool) -> Tally:
-    """Count a refused request as rejected on its key's and organization's rows; say which
-    limit refused it."""
+    """Postgres: count a refused request as rejected on its key's and organization's rows; say
+    which limit refused it."""
     if hit:
         # Refused for quota after the key's row took it: out of the allowed count and the window.
         _run(statements.KEY_UNDO, **params)
@@ -195,6 +166,41 @@ def _refusal(params: dict, abuse: Abuse, *, hit: bool) -> Tally:
                             heavy=0).fetchone()
     if not hit:
         return Tally("abuse", used, heavy_used, _wait(params, abuse))
+    outcome = "quota" if used >= params["limit"] else "heavy"
+    return Tally(outcome, used, heavy_used, params["hour"] + HOUR - params["now"])
+
+
+def _sqlite_admit(params: dict, abuse: Abuse) -> Tally:
+    """SQLite: one statement admits (usage_sql.SQLITE_ADMIT), in autocommit, so the write lock
+    is held only while it runs (the statement takes it before reading). Run on the driver's
+    connection: peewee's cursor wrapper costs a good part of a step this small. A refusal is
+    settled under the write lock."""
+    log.debug((_SQLITE_ADMIT, params))      # logged as peewee logs its statements
+    with __exception_wrapper__:
+        row = meter.obj.connection().execute(_SQLITE_ADMIT, params).fetchone()
+    if row is not None:
+        return _allowed(params, *row)
+    with _writing(meter):
+        return _sqlite_refusal(params, abuse)
+
+
+_SQLITE_ADMIT = statements.text(statements.SQLITE_ADMIT, False)
+
+
+def _sqlite_refusal(params: dict, abuse: Abuse) -> Tally:
+    """A request SQLITE_ADMIT refused, asked again in one write transaction: the key's window
+    first (abuse), then the organization's hour (quota, heavy budget), and counted as rejected.
+    Room made meanwhile (a new hour, a window moved on) admits it after all."""
+    if _run(statements.KEY_HIT, **params, counted=1).fetchone() is None:
+        _run(statements.ADD, **params, allowed=0, rejected=1, heavy=0)
+        used, _rejected, heavy_used = _run(statements.SUMS, **params).fetchone()
+        return Tally("abuse", used, heavy_used, _wait(params, abuse))
+    used, _rejected, heavy_used = _run(statements.SUMS, **params).fetchone()
+    if used <= params["limit"] and heavy_used <= params["heavy_limit"]:
+        return _allowed(params, used, heavy_used)
+    # Out of the allowed count and the window again, counted as rejected.
+    _run(statements.KEY_UNDO, **params)
+    used, heavy_used = used - 1, heavy_used - params["weight"]
     outcome = "quota" if used >= params["limit"] else "heavy"
     return Tally(outcome, used, heavy_used, params["hour"] + HOUR - params["now"])
 
@@ -216,10 +222,7 @@ def peek(org_id: str, key_id: str, now: int, *, abuse: Abuse = Abuse()) -> Tally
 
 def hour_counts(org_id: str, hour: int) -> tuple[int, int, int]:
     """(allowed, rejected, heavy) of the organization in the hour starting at `hour`."""
-    row = (Usage.select(Usage.allowed, Usage.rejected, Usage.heavy)
-           .where((Usage.org == org_id) & (Usage.key_id == "") & (Usage.hour == hour))
-           .tuples().first())
-    return tuple(row) if row else (0, 0, 0)
+    return tuple(_run(statements.SUMS, org=org_id, hour=hour).fetchone())
 
 
 def record_near_cap(org_id: str, now: int, limit: int) -> bool:
@@ -238,10 +241,11 @@ def record_near_cap(org_id: str, now: int, limit: int) -> bool:
 
 def hourly(org_id: str, first_hour: int, last_hour: int) -> dict[int, tuple[int, int]]:
     """{hour: (allowed, rejected)} of the organization, for hours that saw any request."""
-    rows = (Usage.select(Usage.hour, Usage.allowed, Usage.rejected)
-            .where((Usage.org == org_id) & (Usage.key_id == "")
-                   & Usage.hour.between(first_hour, last_hour)).tuples())
-    return {hour: (allowed, rejected) for hour, allowed, rejected in rows}
+    rows = (Usage.select(Usage.hour, fn.SUM(Usage.allowed), fn.SUM(Usage.rejected))
+            .where((Usage.org == org_id) & Usage.hour.between(first_hour, last_hour)
+                   & (Usage.key_id != ""))
+            .group_by(Usage.hour).tuples())
+    return {hour: (int(allowed), int(rejected)) for hour, allowed, rejected in rows}
 
 
 def per_key(org_id: str, first_hour: int, last_hour: int) -> dict[str, tuple[int, int, int]]:
@@ -258,4 +262,6 @@ def per_key(org_id: str, first_hour: int, last_hour: int) -> dict[str, tuple[int
 
 def ever_metered(org_id: str) -> bool:
     """True once the organization has made its first metered request."""
-    return Usage.select().where((Usage.org == org_id) & (Usage.key_id == "")).exists()
+    # The usage endpoint's own requests fill a key's abuse window without being counted.
+    counted = (Usage.allowed > 0) | (Usage.rejected > 0)
+    return Usage.select().where((Usage.org == org_id) & (Usage.key_id != "") & counted).exists()

@@ -3,8 +3,11 @@
 Templates name their values as {name}; text() turns them into the driver's named placeholders
 (:name for SQLite, %(name)s for psycopg2), so every value travels as a parameter.
 
-A request writes two rows: its key's hour and its organization's hour. The key's hour row
-also holds the abuse window: `ring` packs the admitted requests of the ten seconds up to
+Counts live in key rows, one per (organization, hour, key). On Postgres a request also writes
+its organization's hour row (key ''), whose row lock is what makes the quota exact there; on
+SQLite, which runs a statement under its write lock, one statement checks the sum of the
+organization's key rows and counts the request in its key's row. The key's hour row also holds
+the abuse window: `ring` packs the admitted requests of the ten seconds up to
 `newest`, six bits a second (a second never admits more than the limit, < 64), the newest
 second lowest; in the first seconds of an hour the previous hour's row adds its part. Moving
 the ring on to a later second is a shift and the window is the sum of the ten fields, so the
@@ -45,25 +48,43 @@ def _previous(org: str, key: str) -> str:
             WHERE p.org_id = {org} AND p.key_id = {key} AND p.hour = {{hour}} - 3600), 0) END)"""
 
 
-def _key_hit(org: str, key: str, source: str = "", conflict: tuple = ("{org}", "{key}")) -> str:
-    """Admit one request into the key's window unless it is full, counting it as allowed (or,
-    with {counted} 0, only filling the window); RETURNING nothing means refused. org and key
-    are SQL expressions, read FROM source when one is named; conflict names them again where
-    only the conflicting row is in scope."""
+def _key_hit(org: str, key: str, source: str = "", conflict: tuple = ("{org}", "{key}"),
+             room: str = "", returning: str = "allowed") -> str:
+    """Admit one request into the key's window unless it is full (or `room`, an SQL condition,
+    is false), counting it as allowed (or, with {counted} 0, only filling the window);
+    RETURNING nothing means refused. org and key are SQL expressions, read FROM source when one
+    is named; conflict names them again where only the conflicting row is in scope."""
+    also = f" AND {room}" if room else ""
     return f"""
 INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at, newest, ring)
 SELECT {org}, {key}, {{hour}}, {{counted}}, 0, {{weight}}, {{now}}, {{now}}, 1 {source}
-WHERE {_previous(org, key)} < {{abuse}}
+WHERE {_previous(org, key)} < {{abuse}}{also}
 ON CONFLICT (org_id, key_id, hour) DO UPDATE
 SET ring = {_moved('"usage"', "{now}")} + 1,
     newest = CASE WHEN {{now}} > "usage".newest THEN {{now}} ELSE "usage".newest END,
     allowed = "usage".allowed + {{counted}}, heavy = "usage".heavy + {{weight}},
     last_at = {{now}}
-WHERE {_window('"usage"', "{now}")} + {_previous(*conflict)} < {{abuse}}
-RETURNING allowed"""
+WHERE {_window('"usage"', "{now}")} + {_previous(*conflict)} < {{abuse}}{also}
+RETURNING {returning}"""
 
 
+# The organization's hour, summed over its key rows (key '' is Postgres's lock row).
+_ORG_HOUR = """FROM "usage" o WHERE o.org_id = {org} AND o.hour = {hour} AND o.key_id <> ''"""
+SUMS = f"""SELECT COALESCE(SUM(allowed), 0), COALESCE(SUM(rejected), 0), COALESCE(SUM(heavy), 0)
+{_ORG_HOUR}"""
 KEY_HIT = _key_hit("{org}", "{key}")
+# SQLite admits in one statement, one row: the key's conditional upsert, also conditional on
+# the organization's hour having room. SQLite runs a writing statement under the database's
+# write lock from its first read to its commit, so no other request can count between this
+# sum and this increment; RETURNING reads the sums again, this request included (allowed and
+# heavy of the organization's hour). Nothing returned: refused, for a reason
+# store.usage settles under the same lock.
+SQLITE_ADMIT = _key_hit(
+    "{org}", "{key}",
+    room=f"""(SELECT COALESCE(SUM(o.allowed), 0) < {{limit}}
+              AND COALESCE(SUM(o.heavy), 0) + {{weight}} <= {{heavy_limit}} {_ORG_HOUR})""",
+    returning=f"(SELECT SUM(o.allowed) {_ORG_HOUR}), (SELECT SUM(o.heavy) {_ORG_HOUR})",
+).replace("{counted}", "1")
 # The organization refused a request its key's row took: count it rejected, out of the window.
 KEY_UNDO = f"""
 UPDATE "usage" SET allowed = allowed - 1, rejected = rejected + 1, heavy = heavy - {{weight}},
@@ -75,13 +96,6 @@ WHERE org_id = {{org}} AND key_id = {{key}} AND hour = {{hour}}"""
 # The key's rings of this hour and the one before, for Retry-After.
 RINGS = """SELECT newest, ring FROM "usage"
 WHERE org_id = {org} AND key_id = {key} AND hour IN ({hour}, {hour} - 3600)"""
-ALLOW = """
-INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at, newest, ring)
-VALUES ({org}, '', {hour}, 1, 0, {weight}, {now}, 0, 0)
-ON CONFLICT (org_id, key_id, hour) DO UPDATE
-SET allowed = "usage".allowed + 1, heavy = "usage".heavy + excluded.heavy
-WHERE "usage".allowed < {limit} AND "usage".heavy + excluded.heavy <= {heavy_limit}
-RETURNING allowed, heavy"""
 # Counts a refusal on the organization's row (key '') or a request on a key's row.
 ADD = """
 INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at, newest, ring)
