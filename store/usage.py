@@ -179,7 +179,7 @@ def _sqlite_admit(params: dict, abuse: Abuse) -> Tally:
     with __exception_wrapper__:
         row = meter.obj.connection().execute(_SQLITE_ADMIT, params).fetchone()
     if row is not None:
-        return _allowed(params, *row)
+        return _allowed(params, row[0] >> 32, row[0] & 0xFFFFFFFF)
     with _writing(meter):
         return _sqlite_refusal(params, abuse)
 

@@ -76,14 +76,15 @@ KEY_HIT = _key_hit("{org}", "{key}")
 # SQLite admits in one statement, one row: the key's conditional upsert, also conditional on
 # the organization's hour having room. SQLite runs a writing statement under the database's
 # write lock from its first read to its commit, so no other request can count between this
-# sum and this increment; RETURNING reads the sums again, this request included (allowed and
-# heavy of the organization's hour). Nothing returned: refused, for a reason
-# store.usage settles under the same lock.
+# sum and this increment; RETURNING sums again, this request included, in one pass: allowed
+# and heavy of the organization's hour packed as allowed << 32 | heavy (both < 2**31).
+# Nothing returned: refused, for a reason store.usage settles under the same lock. Each sum
+# reads the hour's rows of the organization's keys, one short range of the key.
 SQLITE_ADMIT = _key_hit(
     "{org}", "{key}",
     room=f"""(SELECT COALESCE(SUM(o.allowed), 0) < {{limit}}
               AND COALESCE(SUM(o.heavy), 0) + {{weight}} <= {{heavy_limit}} {_ORG_HOUR})""",
-    returning=f"(SELECT SUM(o.allowed) {_ORG_HOUR}), (SELECT SUM(o.heavy) {_ORG_HOUR})",
+    returning=f"(SELECT (SUM(o.allowed) << 32) | SUM(o.heavy) {_ORG_HOUR})",
 ).replace("{counted}", "1")
 # The organization refused a request its key's row took: count it rejected, out of the window.
 KEY_UNDO = f"""
