@@ -2,7 +2,8 @@
 
 Version 1 creates the tables as store/models.py declares them; version 2 moves a SQLite
 store's request counters into their own file (store/__init__.py says why); version 3 drops two
-record indexes that others cover; version 4 keys the counters by (organization, hour, key). Once a release has shipped,
+record indexes that others cover; version 4 has SQLite keep each organization's hourly total
+row by triggers. Once a release has shipped,
 never edit an applied migration: add the next one (playhouse.migrate's add_column and friends),
 so an existing database is upgraded in place without losing data.
 """
@@ -29,8 +30,40 @@ def _create_counters() -> None:
         Usage._meta.without_rowid = False
 
 
+def _keep_org_totals() -> None:
+    """SQLite: the triggers below on the counters' table (after any rows are copied in, which
+    carry their organization's rows already)."""
+    if not is_postgres():
+        for trigger in _ORG_TOTAL_TRIGGERS:
+            meter.execute_sql(trigger)
+
+
+# SQLite: whatever changes a key's counts changes its organization's row of the hour (key '')
+# by as much, in the same statement. So one statement can meter a request, writing the key's
+# row while checking the organization's (store/usage_sql.py), and the organization's row is
+# one row to read, however many keys it has. A change that counts nothing (the usage
+# endpoint's own abuse check) leaves it alone.
+_ADD_TO_ORG = """INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at, newest, ring)
+  VALUES (NEW.org_id, '', NEW.hour, {allowed}, {rejected}, {heavy}, NEW.last_at, 0, 0)
+  ON CONFLICT (org_id, key_id, hour) DO UPDATE SET allowed = allowed + excluded.allowed,
+    rejected = rejected + excluded.rejected, heavy = heavy + excluded.heavy,
+    last_at = excluded.last_at"""
+_ORG_TOTAL_TRIGGERS = (
+    f"""CREATE TRIGGER IF NOT EXISTS usage_key_counted AFTER INSERT ON "usage"
+WHEN NEW.key_id <> '' AND (NEW.allowed <> 0 OR NEW.rejected <> 0 OR NEW.heavy <> 0)
+BEGIN {_ADD_TO_ORG.format(allowed="NEW.allowed", rejected="NEW.rejected", heavy="NEW.heavy")};
+END""",
+    f"""CREATE TRIGGER IF NOT EXISTS usage_key_recounted AFTER UPDATE OF allowed, rejected, heavy
+ON "usage"
+WHEN NEW.key_id <> ''
+  AND (NEW.allowed <> OLD.allowed OR NEW.rejected <> OLD.rejected OR NEW.heavy <> OLD.heavy)
+BEGIN {_ADD_TO_ORG.format(allowed="NEW.allowed - OLD.allowed", rejected="NEW.rejected - OLD.rejected",
+                          heavy="NEW.heavy - OLD.heavy")};
+END""")
+
+
 def _counters_in_their_own_file(database):
-    """The counters' table. Stores made before version 2 had a rowid
+    """The counters' table, keyed by (org, key, hour). Stores made before version 2 had a rowid
     table with indexes: SQLite's, in the store's file, is copied to the counters' file and
     dropped there; Postgres's is reshaped in place."""
     table = Usage._meta.table_name
@@ -71,42 +104,11 @@ def _record_indexes_covered_by_others(database):
         database.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
 
 
-COUNTER_KEY = ("org_id", "hour", "key_id")
-
-
-def _counter_key() -> tuple[str, ...]:
-    """The counters' primary key columns, in key order (() when there is no table yet)."""
-    if is_postgres():
-        rows = meter.execute_sql(
-            """SELECT a.attname FROM pg_index i
-               JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
-               WHERE i.indrelid = to_regclass('"usage"') AND i.indisprimary
-               ORDER BY array_position(i.indkey::int2[], a.attnum)""").fetchall()
-        return tuple(name for name, in rows)
-    rows = meter.execute_sql('PRAGMA table_info("usage")').fetchall()
-    return tuple(row[1] for row in sorted((r for r in rows if r[5]), key=lambda r: r[5]))
-
-
-def _counters_keyed_by_hour(database):
-    """Counters keyed (org, hour, key) instead of (org, key, hour): an organization's hour,
-    the sum that metering checks on SQLite, is then one short range of the key."""
-    key = _counter_key()
-    if not key or key == COUNTER_KEY:
-        return
-    if is_postgres():
-        name, = meter.execute_sql(
-            """SELECT conname FROM pg_constraint
-               WHERE conrelid = '"usage"'::regclass AND contype = 'p'""").fetchone()
-        meter.execute_sql(f'ALTER TABLE "usage" DROP CONSTRAINT "{name}"')
-        meter.execute_sql(f'ALTER TABLE "usage" ADD PRIMARY KEY ({", ".join(COUNTER_KEY)})')
-        return
-    # SQLite cannot re-key a table: the rows move into a new one.
-    names = ", ".join(f.column_name for f in Usage._meta.sorted_fields)
-    with meter.atomic():
-        meter.execute_sql('ALTER TABLE "usage" RENAME TO "usage_v3"')
-        _create_counters()
-        meter.execute_sql(f'INSERT INTO "usage" ({names}) SELECT {names} FROM "usage_v3"')
-        meter.execute_sql('DROP TABLE "usage_v3"')
+def _org_totals_kept_by_triggers(database):
+    """SQLite's counters get the triggers that keep each organization's row (the rows written
+    so far already add up: store.usage wrote both); Postgres keeps writing both rows."""
+    _create_counters()
+    _keep_org_totals()
 
 
 MIGRATIONS = [
@@ -114,7 +116,7 @@ MIGRATIONS = [
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
      _counters_in_their_own_file),
     (3, "record indexes covered by others dropped", _record_indexes_covered_by_others),
-    (4, "request counters keyed by org, hour and key", _counters_keyed_by_hour),
+    (4, "organization request totals kept by triggers on SQLite", _org_totals_kept_by_triggers),
 ]
 
 
@@ -138,6 +140,8 @@ def migrate(database) -> list[tuple[int, str]]:
         applied.append((version, description))
     # The counters' file can be lost or replaced on its own (it holds counts only).
     _create_counters()
+    if current_version(database) >= 4:
+        _keep_org_totals()
     return applied
 
 

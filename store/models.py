@@ -302,19 +302,19 @@ class ScoreHistory(BaseModel):
 
 
 class Usage(BaseModel):
-    """Requests per organization and key per UTC clock hour; the organization's hour is the sum
-    of its key rows (on Postgres, key_id '' is the row whose lock keeps that sum exact).
+    """Requests per organization and key per UTC clock hour; key_id '' holds the org total (on
+    SQLite kept by triggers, store/migrations.py; on Postgres written by store.usage).
 
     Stored through the `meter` proxy: on SQLite that is a file of its own (store/__init__.py),
     so the organization is a plain column there, not a foreign key into another file. Keyed by
-    (org, hour, key_id), so an organization's hour is one short range; no other index.
+    (org, key_id, hour), which every query reads by prefix; no other index.
     """
     org = CharField(max_length=26, column_name="org_id")
     key_id = CharField(max_length=26, default="")
     hour = BigIntegerField()                   # epoch seconds at the start of the hour
     allowed = IntegerField(default=0)
     rejected = IntegerField(default=0)
-    heavy = IntegerField(default=0)            # heavy-route requests allowed
+    heavy = IntegerField(default=0)            # heavy-route requests allowed (org total row)
     last_at = BigIntegerField(default=0)       # epoch seconds of the latest request counted
     # Key rows: the abuse window, admitted requests of the ten seconds up to `newest` packed
     # six bits a second (store/usage_sql.py).
@@ -323,7 +323,7 @@ class Usage(BaseModel):
 
     class Meta:
         database = meter
-        primary_key = CompositeKey("org", "hour", "key_id")
+        primary_key = CompositeKey("org", "key_id", "hour")
 
 
 class SchemaVersion(BaseModel):

@@ -2,12 +2,11 @@
 
 Every check is a conditional upsert whose WHERE runs under a lock (SQLite's write lock,
 Postgres's row lock on conflict), so "allow while count < limit" can never admit one too many,
-whichever worker or host asks. Counts are kept per key and hour; the organization's hour is
-their sum. On SQLite an allowed request is one statement that writes one row, its key's hour
-(which also holds the key's abuse window), in the counters' own file (store.meter), so the
-store's file and its readers' caches are left alone. On Postgres, whose row locks do not cover
-a sum, it also writes the organization's hour row as the lock, in one prepared statement, one
-round trip, committed without waiting for the disk (store/usage_sql.py).
+whichever worker or host asks. An allowed request counts in two small rows: its key's hour
+(which also holds the key's abuse window) and its organization's hour. On SQLite that is one
+statement, the organization's row kept by a trigger, in the counters' own file (store.meter),
+so the store's file and its readers' caches are left alone; on Postgres it is one prepared
+statement, one round trip, committed without waiting for the disk (store/usage_sql.py).
 """
 from __future__ import annotations
 
@@ -179,7 +178,8 @@ def _sqlite_admit(params: dict, abuse: Abuse) -> Tally:
     with __exception_wrapper__:
         row = meter.obj.connection().execute(_SQLITE_ADMIT, params).fetchone()
     if row is not None:
-        return _allowed(params, row[0] >> 32, row[0] & 0xFFFFFFFF)
+        # The organization's row as found, and this request.
+        return _allowed(params, (row[0] >> 32) + 1, (row[0] & 0xFFFFFFFF) + params["weight"])
     with _writing(meter):
         return _sqlite_refusal(params, abuse)
 
@@ -191,11 +191,12 @@ def _sqlite_refusal(params: dict, abuse: Abuse) -> Tally:
     """A request SQLITE_ADMIT refused, asked again in one write transaction: the key's window
     first (abuse), then the organization's hour (quota, heavy budget), and counted as rejected.
     Room made meanwhile (a new hour, a window moved on) admits it after all."""
+    # Each write below reaches the organization's row through the triggers.
     if _run(statements.KEY_HIT, **params, counted=1).fetchone() is None:
         _run(statements.ADD, **params, allowed=0, rejected=1, heavy=0)
-        used, _rejected, heavy_used = _run(statements.SUMS, **params).fetchone()
+        used, _rejected, heavy_used = hour_counts(params["org"], params["hour"])
         return Tally("abuse", used, heavy_used, _wait(params, abuse))
-    used, _rejected, heavy_used = _run(statements.SUMS, **params).fetchone()
+    used, _rejected, heavy_used = hour_counts(params["org"], params["hour"])
     if used <= params["limit"] and heavy_used <= params["heavy_limit"]:
         return _allowed(params, used, heavy_used)
     # Out of the allowed count and the window again, counted as rejected.
@@ -222,7 +223,10 @@ def peek(org_id: str, key_id: str, now: int, *, abuse: Abuse = Abuse()) -> Tally
 
 def hour_counts(org_id: str, hour: int) -> tuple[int, int, int]:
     """(allowed, rejected, heavy) of the organization in the hour starting at `hour`."""
-    return tuple(_run(statements.SUMS, org=org_id, hour=hour).fetchone())
+    row = (Usage.select(Usage.allowed, Usage.rejected, Usage.heavy)
+           .where((Usage.org == org_id) & (Usage.key_id == "") & (Usage.hour == hour))
+           .tuples().first())
+    return tuple(row) if row else (0, 0, 0)
 
 
 def record_near_cap(org_id: str, now: int, limit: int) -> bool:
@@ -241,11 +245,10 @@ def record_near_cap(org_id: str, now: int, limit: int) -> bool:
 
 def hourly(org_id: str, first_hour: int, last_hour: int) -> dict[int, tuple[int, int]]:
     """{hour: (allowed, rejected)} of the organization, for hours that saw any request."""
-    rows = (Usage.select(Usage.hour, fn.SUM(Usage.allowed), fn.SUM(Usage.rejected))
-            .where((Usage.org == org_id) & Usage.hour.between(first_hour, last_hour)
-                   & (Usage.key_id != ""))
-            .group_by(Usage.hour).tuples())
-    return {hour: (int(allowed), int(rejected)) for hour, allowed, rejected in rows}
+    rows = (Usage.select(Usage.hour, Usage.allowed, Usage.rejected)
+            .where((Usage.org == org_id) & (Usage.key_id == "")
+                   & Usage.hour.between(first_hour, last_hour)).tuples())
+    return {hour: (allowed, rejected) for hour, allowed, rejected in rows}
 
 
 def per_key(org_id: str, first_hour: int, last_hour: int) -> dict[str, tuple[int, int, int]]:
@@ -262,6 +265,4 @@ def per_key(org_id: str, first_hour: int, last_hour: int) -> dict[str, tuple[int
 
 def ever_metered(org_id: str) -> bool:
     """True once the organization has made its first metered request."""
-    # The usage endpoint's own requests fill a key's abuse window without being counted.
-    counted = (Usage.allowed > 0) | (Usage.rejected > 0)
-    return Usage.select().where((Usage.org == org_id) & (Usage.key_id != "") & counted).exists()
+    return Usage.select().where((Usage.org == org_id) & (Usage.key_id == "")).exists()

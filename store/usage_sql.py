@@ -3,11 +3,10 @@
 Templates name their values as {name}; text() turns them into the driver's named placeholders
 (:name for SQLite, %(name)s for psycopg2), so every value travels as a parameter.
 
-Counts live in key rows, one per (organization, hour, key). On Postgres a request also writes
-its organization's hour row (key ''), whose row lock is what makes the quota exact there; on
-SQLite, which runs a statement under its write lock, one statement checks the sum of the
-organization's key rows and counts the request in its key's row. The key's hour row also holds
-the abuse window: `ring` packs the admitted requests of the ten seconds up to
+A request counts in two rows: its key's hour and its organization's hour (key ''). Postgres
+writes both in one statement, the organization's under its row lock; on SQLite one statement
+writes the key's row while checking the organization's, and a trigger adds the change to the
+organization's row (store/migrations.py). The key's hour row also holds the abuse window: `ring` packs the admitted requests of the ten seconds up to
 `newest`, six bits a second (a second never admits more than the limit, < 64), the newest
 second lowest; in the first seconds of an hour the previous hour's row adds its part. Moving
 the ring on to a later second is a shift and the window is the sum of the ten fields, so the
@@ -68,23 +67,20 @@ WHERE {_window('"usage"', "{now}")} + {_previous(*conflict)} < {{abuse}}{also}
 RETURNING {returning}"""
 
 
-# The organization's hour, summed over its key rows (key '' is Postgres's lock row).
-_ORG_HOUR = """FROM "usage" o WHERE o.org_id = {org} AND o.hour = {hour} AND o.key_id <> ''"""
-SUMS = f"""SELECT COALESCE(SUM(allowed), 0), COALESCE(SUM(rejected), 0), COALESCE(SUM(heavy), 0)
-{_ORG_HOUR}"""
 KEY_HIT = _key_hit("{org}", "{key}")
-# SQLite admits in one statement, one row: the key's conditional upsert, also conditional on
-# the organization's hour having room. SQLite runs a writing statement under the database's
+# SQLite admits in one statement: the key's conditional upsert, also conditional on room in
+# the organization's row of the hour. SQLite runs a writing statement under the database's
 # write lock from its first read to its commit, so no other request can count between this
-# sum and this increment; RETURNING sums again, this request included, in one pass: allowed
-# and heavy of the organization's hour packed as allowed << 32 | heavy (both < 2**31).
-# Nothing returned: refused, for a reason store.usage settles under the same lock. Each sum
-# reads the hour's rows of the organization's keys, one short range of the key.
+# check and this increment. RETURNING reads the organization's row as the statement found it
+# (RETURNING is computed before AFTER triggers run: the trigger that adds this request to
+# that row comes after), packed as allowed << 32 | heavy (both < 2**31); store.usage adds this
+# request. Nothing returned: refused, for a reason store.usage settles under the same lock.
+_ORG_ROW = """FROM "usage" o WHERE o.org_id = {org} AND o.key_id = '' AND o.hour = {hour}"""
 SQLITE_ADMIT = _key_hit(
     "{org}", "{key}",
-    room=f"""(SELECT COALESCE(SUM(o.allowed), 0) < {{limit}}
-              AND COALESCE(SUM(o.heavy), 0) + {{weight}} <= {{heavy_limit}} {_ORG_HOUR})""",
-    returning=f"(SELECT (SUM(o.allowed) << 32) | SUM(o.heavy) {_ORG_HOUR})",
+    room=f"""COALESCE((SELECT o.allowed < {{limit}} AND o.heavy + {{weight}} <= {{heavy_limit}}
+                       {_ORG_ROW}), 1)""",
+    returning=f"COALESCE((SELECT (o.allowed << 32) | o.heavy {_ORG_ROW}), 0)",
 ).replace("{counted}", "1")
 # The organization refused a request its key's row took: count it rejected, out of the window.
 KEY_UNDO = f"""

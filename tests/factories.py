@@ -66,15 +66,7 @@ def make_report(org, domain: str = "example.com", records=None, *, received_at=N
     return store_report(parsed, org=org, received_at=received_at).report
 
 
-def make_usage(org, hour: int, key_id: str = "earlier-key", **counts):
-    """Requests already counted in an hour (epoch of its start), as metering writes them: on
-    the key's row (by default a key no longer listed) and, on Postgres, on the organization's
-    lock row (key '') as well."""
-    from store import is_postgres
+def make_usage(org, hour: int, key_id: str = "", **counts):
+    """A Usage row: an hour (epoch of its start) already counted for the org ('') or a key."""
     from store.models import Usage
-    if is_postgres():
-        Usage.insert(org=org, key_id="", hour=hour, **counts).on_conflict(
-            conflict_target=[Usage.org, Usage.hour, Usage.key_id],
-            update={getattr(Usage, name): getattr(Usage, name) + n for name, n in counts.items()
-                    if name in ("allowed", "rejected", "heavy")}).execute()
     return Usage.create(org=org, key_id=key_id, hour=hour, **counts)

@@ -47,7 +47,7 @@ def test_init_creates_the_schema_then_has_nothing_to_apply(rua, tmp_path):
         assert first[:4] == ["applied migration 1: initial schema",
                              "applied migration 2: request counters keyed by org, key and hour, in their own file on SQLite",
                              "applied migration 3: record indexes covered by others dropped",
-                             "applied migration 4: request counters keyed by org, hour and key"]
+                             "applied migration 4: organization request totals kept by triggers on SQLite"]
         assert first[4].startswith("schema version 4 (latest 4)")
         # On SQLite, where the counters' own file is, for backups.
         assert first[5:] == ([f"request counters in {tmp_path / 'empty.meter.db'}"]

@@ -131,7 +131,7 @@ def test_a_postgres_store_made_before_version_2_has_its_counters_rekeyed_in_plac
                                " last_at, newest, ring) VALUES (%s, 'key', 3600, 5, 1, 0, 3700, 3700, 5)",
                                (org.id,))
     assert migrate(empty_database)[0][0] == 2
-    assert migrations._counter_key() == migrations.COUNTER_KEY
+    assert meter.get_primary_keys("usage") == ["org_id", "key_id", "hour"]
     assert [i.name for i in meter.get_indexes("usage") if not i.name.endswith("_pkey")] == []
     assert [(u.org, u.key_id, u.hour, u.allowed, u.rejected, u.ring) for u in Usage.select()] == [
         (org.id, "key", 3600, 5, 1, 5)]
@@ -147,24 +147,19 @@ def test_a_store_made_before_version_3_loses_the_record_indexes_others_cover(emp
     assert {"record_report_id_ordinal", "record_org_id_source_ip"} <= names
 
 
-def test_a_store_made_before_version_4_has_its_counters_keyed_by_org_hour_and_key(empty_database, monkeypatch):
-    migrate_up_to(empty_database, 3, monkeypatch)
+def test_from_version_4_sqlite_adds_a_key_rows_change_to_its_organizations_row(empty_database, monkeypatch):
     sqlite = "sqlite" in type(empty_database).__name__.lower()
-    meter.execute_sql('DROP TABLE "usage"')
-    meter.execute_sql(   # as versions 2 and 3 made it
-        'CREATE TABLE "usage" (org_id VARCHAR(26) NOT NULL, key_id VARCHAR(26) NOT NULL,'
-        ' hour BIGINT NOT NULL, allowed INTEGER NOT NULL, rejected INTEGER NOT NULL,'
-        ' heavy INTEGER NOT NULL, last_at BIGINT NOT NULL, newest BIGINT NOT NULL,'
-        ' ring BIGINT NOT NULL, PRIMARY KEY (org_id, key_id, hour))'
-        + (" WITHOUT ROWID" if sqlite else ""))
+    migrate_up_to(empty_database, 3, monkeypatch)
     org = make_org()
-    Usage.insert(org=org.id, key_id="key", hour=3600, allowed=5, rejected=1, heavy=0,
-                 last_at=3700, newest=3700, ring=5).execute()
-    assert migrations._counter_key() == ("org_id", "key_id", "hour")
-    assert migrate(empty_database) == [(4, "request counters keyed by org, hour and key")]
-    assert migrations._counter_key() == ("org_id", "hour", "key_id")
-    assert [(u.org, u.key_id, u.hour, u.allowed, u.rejected, u.ring) for u in Usage.select()] == [
-        (org.id, "key", 3600, 5, 1, 5)]
+    Usage.create(org=org.id, key_id="", hour=3600, allowed=5, rejected=1)   # as version 3 wrote
+    Usage.create(org=org.id, key_id="key", hour=3600, allowed=5, rejected=1)
+    assert migrate(empty_database) == [(4, "organization request totals kept by triggers on SQLite")]
+    Usage.update(allowed=Usage.allowed + 2, heavy=Usage.heavy + 1).where(Usage.key_id == "key").execute()
+    Usage.create(org=org.id, key_id="other", hour=3600, rejected=3)
+    Usage.update(ring=7).where(Usage.key_id == "other").execute()          # counts nothing
+    total = Usage.get((Usage.key_id == "") & (Usage.hour == 3600))
+    # Postgres: store.usage writes the organization's row itself.
+    assert (total.allowed, total.rejected, total.heavy) == ((7, 4, 1) if sqlite else (5, 1, 0))
 
 
 def test_a_failing_migration_leaves_no_trace(empty_database, monkeypatch):
@@ -277,10 +272,10 @@ def test_values_read_back_as_written(database):
     assert Report.get_by_id(minimal_report(org).id).day_begin == DAY
 
 
-def test_the_counters_are_one_b_tree_keyed_by_org_hour_and_key(database, config):
-    """Every request reads its organization's hour and writes its key's row through that key alone."""
+def test_the_counters_are_one_b_tree_keyed_by_org_key_and_hour(database, config):
+    """Every request reads and writes its two counter rows through that key alone."""
     assert [i.name for i in meter.get_indexes("usage") if not i.name.endswith("_pkey")] == []
-    assert migrations._counter_key() == ("org_id", "hour", "key_id")
+    assert meter.get_primary_keys("usage") == ["org_id", "key_id", "hour"]
     if config.is_sqlite:
         sql = meter.execute_sql("SELECT sql FROM sqlite_master WHERE name = 'usage'").fetchone()[0]
         assert sql.rstrip().endswith("WITHOUT ROWID")

@@ -99,6 +99,7 @@ def test_requests_show_in_the_window_the_hourly_chart_and_the_key(client, free):
 
 def test_a_refusal_in_the_window_makes_the_verdict_capped(client, free):
     row, plaintext = free
+    make_usage(row.org, hour=HOUR - 5 * 3600, allowed=1000, rejected=4)
     make_usage(row.org, hour=HOUR - 5 * 3600, key_id=row.id, allowed=1000, rejected=4)
     get(client, "/enums", plaintext)
     body = usage_of(client, plaintext, "?days=1")
