@@ -7,11 +7,13 @@ from urllib.parse import urlparse
 
 from flask import Flask, Response
 from flask.json.provider import JSONProvider
+from peewee import DatabaseError, InterfaceError
 
 import store
 from config import Config
 from store.clock import utcnow
 from store.encoding import dumps, loads
+from store.migrations import current_version, latest_version
 from webapp import errors, gatekeeper, quota, storage
 from webapp.auth import Authenticator
 
@@ -47,6 +49,21 @@ class OrjsonProvider(JSONProvider):
         return Response(dumps(obj), mimetype="application/json")
 
 
+def _refuse_a_store_left_behind(database) -> None:
+    """A store upgraded to this release without `rua init` stops the app at start-up, with the
+    fix: its requests would run against a schema they do not expect (on SQLite, without
+    migration 4 nothing would enforce the quotas). A store that cannot be reached now, or was
+    never initialized, is left to each request to report."""
+    try:
+        with database.connection_context():
+            version = current_version(database)
+    except (DatabaseError, InterfaceError):
+        return
+    if 0 < version < latest_version():
+        raise RuntimeError(f"the store's schema is at version {version} of {latest_version()}: "
+                           "run `rua init` to upgrade it, then start the API again")
+
+
 def create_app(config: Config | None = None, *, clock=None) -> Flask:
     """Build the WSGI application; config defaults to the RUA_* environment."""
     config = config if config is not None else Config.from_env(os.environ)
@@ -56,6 +73,7 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     # Only documented paths exist: "//reports" is not redirected to "/reports".
     app.url_map.merge_slashes = False
     database = store.open_db(config.database_url)
+    _refuse_a_store_left_behind(database)
     app.json = OrjsonProvider(app)
     app.extensions["rua.auth"] = Authenticator()
     errors.register(app)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+import pytest
+
 from config import Config
 from tests.webapp.helpers import assert_error, get
 from webapp import RESOURCES, create_app
@@ -72,3 +74,15 @@ def test_a_request_never_leaves_a_transaction_open_for_the_next(app, client, key
 
     assert get(client, "/half-done", key).status_code == 500
     assert not store.db.obj.in_transaction()
+
+
+def test_a_store_upgraded_without_rua_init_stops_the_app_with_the_fix(config, database):
+    from store.models import SchemaVersion
+    from store.migrations import latest_version
+    SchemaVersion.delete().where(SchemaVersion.version == latest_version()).execute()
+    with pytest.raises(RuntimeError, match="run `rua init`"):
+        create_app(config)
+
+
+def test_a_store_never_initialized_is_left_to_each_request(config, tmp_path):
+    create_app(config.replace(database_url=f"sqlite:///{tmp_path / 'empty.db'}"))
