@@ -79,6 +79,8 @@ def test_a_request_never_leaves_a_transaction_open_for_the_next(app, client, key
 def test_a_store_upgraded_without_rua_init_stops_the_app_with_the_fix(config, database):
     from store.models import SchemaVersion
     from store.migrations import latest_version
+    if not config.is_sqlite:
+        pytest.skip("the Postgres test database outlives the test: its schema stays as it is")
     SchemaVersion.delete().where(SchemaVersion.version == latest_version()).execute()
     with pytest.raises(RuntimeError, match="run `rua init`"):
         create_app(config)
