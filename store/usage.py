@@ -163,7 +163,13 @@ def _refusal(params: dict, abuse: Abuse, *, hit: bool) -> Tally:
         _run(statements.ADD, **params, allowed=0, rejected=1, heavy=0)
     used, heavy_used = _run(statements.ADD, **{**params, "key": ""}, allowed=0, rejected=1,
                             heavy=0).fetchone()
-    if not hit:
+    return _refused(params, abuse, by_abuse=not hit, used=used, heavy_used=heavy_used)
+
+
+def _refused(params: dict, abuse: Abuse, *, by_abuse: bool, used: int, heavy_used: int) -> Tally:
+    """The Tally of a refused request, already counted: which limit refused it, and when to
+    try again (the abuse window's room, or the end of the hour)."""
+    if by_abuse:
         return Tally("abuse", used, heavy_used, _wait(params, abuse))
     outcome = "quota" if used >= params["limit"] else "heavy"
     return Tally(outcome, used, heavy_used, params["hour"] + HOUR - params["now"])
@@ -195,15 +201,14 @@ def _sqlite_refusal(params: dict, abuse: Abuse) -> Tally:
     if _run(statements.KEY_HIT, **params, counted=1).fetchone() is None:
         _run(statements.ADD, **params, allowed=0, rejected=1, heavy=0)
         used, _rejected, heavy_used = hour_counts(params["org"], params["hour"])
-        return Tally("abuse", used, heavy_used, _wait(params, abuse))
+        return _refused(params, abuse, by_abuse=True, used=used, heavy_used=heavy_used)
     used, _rejected, heavy_used = hour_counts(params["org"], params["hour"])
     if used <= params["limit"] and heavy_used <= params["heavy_limit"]:
         return _allowed(params, used, heavy_used)
     # Out of the allowed count and the window again, counted as rejected.
     _run(statements.KEY_UNDO, **params)
-    used, heavy_used = used - 1, heavy_used - params["weight"]
-    outcome = "quota" if used >= params["limit"] else "heavy"
-    return Tally(outcome, used, heavy_used, params["hour"] + HOUR - params["now"])
+    return _refused(params, abuse, by_abuse=False, used=used - 1,
+                    heavy_used=heavy_used - params["weight"])
 
 
 def _first_of_hour(org_id: str, hour: int) -> None:

@@ -1,4 +1,4 @@
-"""The metering statements: SQLite runs two small upserts, Postgres one prepared statement.
+"""The metering statements: one statement a request on SQLite, one prepared statement on Postgres.
 
 Templates name their values as {name}; text() turns them into the driver's named placeholders
 (:name for SQLite, %(name)s for psycopg2), so every value travels as a parameter.
@@ -6,11 +6,12 @@ Templates name their values as {name}; text() turns them into the driver's named
 A request counts in two rows: its key's hour and its organization's hour (key ''). Postgres
 writes both in one statement, the organization's under its row lock; on SQLite one statement
 writes the key's row while checking the organization's, and a trigger adds the change to the
-organization's row (store/migrations.py). The key's hour row also holds the abuse window: `ring` packs the admitted requests of the ten seconds up to
-`newest`, six bits a second (a second never admits more than the limit, < 64), the newest
-second lowest; in the first seconds of an hour the previous hour's row adds its part. Moving
-the ring on to a later second is a shift and the window is the sum of the ten fields, so the
-check is one conditional upsert of one small row.
+organization's row (store/migrations.py). The key's hour row also holds the abuse window:
+`ring` packs the admitted requests of the ten seconds up to `newest`, six bits a second (a
+second never admits more than the limit, < 64), the newest second lowest; in the first seconds
+of an hour the previous hour's row adds its part. Moving the ring on to a later second is a
+shift and the window is the sum of the ten fields, so the check is one conditional upsert of
+one small row.
 """
 from __future__ import annotations
 
