@@ -41,6 +41,13 @@ class Versioned:
             local.token, local.values = token, {}
         return local.values
 
+    def held(self, token, key):
+        """The value held for key at this token, or None; never computes."""
+        local = self._local
+        if token is None or getattr(local, "token", None) != token:
+            return None
+        return local.values.get(key)
+
     def get(self, token, key, compute):
         """compute() for key, held while the token holds; a None result is not held."""
         values = self.values(token)

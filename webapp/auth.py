@@ -71,6 +71,15 @@ class Authenticator:
         digest = _digest_of(header)
         return _admitted(self._held.get(version, digest, lambda: _lookup(digest)), now)
 
+    def held(self, header: str | None, now: datetime, version) -> Principal | None:
+        """The caller, when its key is held from an earlier request at this store version and
+        admitted now; None when it is not held or refused (the full path then says why)."""
+        try:
+            entry = self._held.held(version, _digest_of(header))
+            return None if entry is None else _admitted(entry, now)
+        except ApiError:
+            return None
+
     def authenticate_metered(self, header: str | None, now: datetime, *, heavy: bool,
                              plans: dict) -> tuple[Principal, usage.Tally | None]:
         """Postgres: the key looked up and its request metered in one round trip; the Tally is

@@ -61,16 +61,37 @@ def fetch(kind: str, variant: str = "", *, exists=None) -> snapshots.Blob | None
     and exists() says the variant has nothing to compute (an unknown domain)."""
     org_id, now, version = g.principal.org_id, g.now, g.get("store_version")
     blob = _HELD.get(version, (org_id, kind, variant), lambda: snapshots.get(org_id, kind, variant))
-    if blob is not None and (
-            freshness.young(kind, blob.computed_at, now)
-            # Asked only of a blob past its tolerance; held in a tuple, as "never dirty" is None.
-            or not freshness.stale(kind, blob.computed_at,
-                                   _HELD.get(version, org_id, lambda: (_dirty_since(org_id),))[0],
-                                   now)):
+    # The dirty mark is held in a tuple, as "never dirty" is None.
+    if blob is not None and _fresh(kind, blob, now,
+                                   lambda: _HELD.get(version, org_id, lambda: (_dirty_since(org_id),))):
         return blob
     if blob is None and exists is not None and not exists():
         return None
     return _compute(kind, variant, blob)
+
+
+def held(org_id: str, kind: str, variant: str, now, version) -> snapshots.Blob | None:
+    """The blob as held from an earlier request at this store version, when it may be served
+    as it is; None when it is not held (or held no longer fresh). Never reads the store."""
+    blob = _HELD.held(version, (org_id, kind, variant))
+    if blob is not None and _fresh(kind, blob, now, lambda: _HELD.held(version, org_id)):
+        return blob
+    return None
+
+
+def _fresh(kind: str, blob: snapshots.Blob, now, dirty) -> bool:
+    """Young, or nothing changed after it beyond the kind's tolerance; dirty() gives the
+    organization's dirty mark in a 1-tuple (None: not known), asked only of an older blob."""
+    if freshness.young(kind, blob.computed_at, now):
+        return True
+    mark = dirty()
+    return mark is not None and not freshness.stale(kind, blob.computed_at, mark[0], now)
+
+
+def headers(blob: snapshots.Blob) -> list:
+    """The headers of a 200 answer with the blob's bytes (a list the caller may extend)."""
+    return [("Content-Type", "application/json"), ("Content-Length", str(len(blob.body))),
+            *_validators(blob.etag, blob.computed_at)]
 
 
 def _compute(kind: str, variant: str, stale_blob):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import current_app, g, request
 
 from store import is_postgres
-from webapp import quota, storage
+from webapp import blob_lane, quota, storage
 
 
 def public(view):
@@ -22,10 +22,14 @@ def gatekeep():
     storage.open_for_request(app, ctx)
     if getattr(app.view_functions.get(req.endpoint), "public", False):
         return
-    ctx.now = now = app.config["RUA_CLOCK"]()
     auth, header = app.extensions["rua.auth"], req.headers.get("Authorization")
     heavy, counted = quota.route_kind(req.url_rule.rule)
-    if counted and is_postgres():
+    # A request the blob lane metered and the quota refused: counted once, rendered here.
+    lane = req.environ.get(blob_lane.METERED)
+    ctx.now = now = app.config["RUA_CLOCK"]() if lane is None else lane.now
+    if lane is not None:
+        principal, tally = auth.authenticate(header, now, ctx.store_version), lane.quota.tally
+    elif counted and is_postgres():
         # On Postgres the key look-up and the metering are one round trip.
         principal, tally = auth.authenticate_metered(header, now, heavy=heavy, plans=quota.LIMITS)
     else:

@@ -33,3 +33,8 @@ def show(domain):
 def _monitored(org_id: str, name: str) -> bool:
     return _HELD.get(g.store_version, (org_id, name),
                      lambda: bool(_MONITORED.run(org_id=org_id, name=name)))
+
+
+def held_monitored(org_id: str, name: str, version) -> bool:
+    """True when an earlier request at this store version found the domain monitored."""
+    return _HELD.held(version, (org_id, name)) is True

@@ -31,8 +31,9 @@ def test_no_rule_answers_options_or_serves_static_files(app):
 def test_proxy_fix_is_applied_only_when_proxies_are_trusted(config, database):
     plain = create_app(config)
     proxied = create_app(config.replace(proxies=1))
-    assert type(plain.wsgi_app).__name__ == "method"
+    assert type(plain.wsgi_app).__name__ == "BlobLane"
     assert type(proxied.wsgi_app).__name__ == "ProxyFix"
+    assert type(proxied.wsgi_app.app).__name__ == "BlobLane"
 
 
 def test_config_defaults_to_the_environment(monkeypatch, tmp_path):
