@@ -11,8 +11,9 @@ and sends the same headers.
 
 Everything else goes to Flask untouched: another path or method, a query string, a condition
 header, anything not held, a key that would be refused, a permission the key lacks (Flask
-meters and answers 403). A request the lane metered and the quota refused goes to Flask with
-its verdict, so the one error handler renders the 429 and the request counts once. On Postgres
+meters and answers 403). A request whose metering the lane began and that ended in an error (a
+refusal, storage failing) goes to Flask with its verdict and that error, so the one error
+handler renders it and the request counts once. On Postgres
 nothing is held, so every request takes the Flask path.
 """
 from __future__ import annotations
@@ -103,11 +104,12 @@ class BlobLane:
         blob = blobs.held(org_id, route.kind, variant, now, version)
         if blob is None:
             return None
-        metered = SimpleNamespace(now=now, quota=None)
+        metered = SimpleNamespace(now=now, principal=principal, quota=None, error=None)
         try:
             quota.gate(metered, principal, now, heavy=route.heavy, counted=route.counted)
-        except ApiError:
-            environ[METERED] = metered      # refused and counted: Flask renders the 429
+        except Exception as error:     # noqa: BLE001 - a refusal, or storage failing once
+            metered.error = error       # counting began: Flask renders it, counting nothing again
+            environ[METERED] = metered
             return None
         headers = blobs.headers(blob)
         if metered.quota is not None and metered.quota.plan.capped:

@@ -22,14 +22,16 @@ def gatekeep():
     storage.open_for_request(app, ctx)
     if getattr(app.view_functions.get(req.endpoint), "public", False):
         return
+    lane = req.environ.get(blob_lane.METERED)
+    if lane is not None:
+        # The blob lane metered this request and met an error (a refusal): rendered here, as
+        # if metered here, and not counted again.
+        ctx.now, ctx.principal, ctx.quota = lane.now, lane.principal, lane.quota
+        raise lane.error
+    ctx.now = now = app.config["RUA_CLOCK"]()
     auth, header = app.extensions["rua.auth"], req.headers.get("Authorization")
     heavy, counted = quota.route_kind(req.url_rule.rule)
-    # A request the blob lane metered and the quota refused: counted once, rendered here.
-    lane = req.environ.get(blob_lane.METERED)
-    ctx.now = now = app.config["RUA_CLOCK"]() if lane is None else lane.now
-    if lane is not None:
-        principal, tally = auth.authenticate(header, now, ctx.store_version), lane.quota.tally
-    elif counted and is_postgres():
+    if counted and is_postgres():
         # On Postgres the key look-up and the metering are one round trip.
         principal, tally = auth.authenticate_metered(header, now, heavy=heavy, plans=quota.LIMITS)
     else:

@@ -1,0 +1,343 @@
+"""The blob lane: snapshot answers held in the worker are served below Flask, with Flask's headers.
+
+Whether Flask handled a request is told by its request_started signal, which the lane's own
+answers never fire.
+"""
+from __future__ import annotations
+
+import sqlite3
+from datetime import timedelta
+
+import flask
+import pytest
+
+from snapshotter import jobs
+from store import keys, snapshots, usage
+from store.clock import to_epoch
+from store.models import ApiKey
+from tests.factories import make_key, make_org, make_usage
+from tests.snapshotter.reports import NOW, TODAY, report_on
+from tests.webapp.helpers import assert_error, get
+from webapp import blob_lane
+
+HOUR = to_epoch(NOW)                  # NOW is on the hour: an hour's whole 3600 s are left
+OVERVIEW, COMPLIANCE = "/dashboard/overview", "/compliance-score"
+HEALTH = "/domains/example.com/health"
+LIMITS = {"free": (1000, 60), "team": (10000, 600)}
+SAME = ("ETag", "Last-Modified", "Cache-Control", "Vary", "Content-Type", "Content-Length")
+QUOTA = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy",
+         "RateLimit")
+
+
+@pytest.fixture(autouse=True)
+def _sqlite_only(config):
+    if not config.is_sqlite:
+        pytest.skip("on Postgres nothing is held, so every request takes the Flask path")
+
+
+@pytest.fixture
+def flask_handled(app):
+    """The environ of every request Flask handled, in order."""
+    handled = []
+
+    def receiver(sender, **extra):
+        handled.append(flask.request.environ)
+    flask.request_started.connect(receiver, app)
+    yield handled
+    flask.request_started.disconnect(receiver, app)
+
+
+@pytest.fixture
+def plan():
+    return "team"
+
+
+@pytest.fixture
+def stored(app, clock, plan):
+    """An organization of the plan with a report on example.com and its blobs stored at NOW."""
+    clock.now = NOW
+    org = make_org(plan=plan)
+    report_on(org, "example.com", TODAY, [{"count": 8}, {"source_ip": "198.51.100.7", "count": 2,
+                                                         "dkim": "fail", "spf": "fail"}])
+    jobs.refresh_org(org.id, NOW)
+    return org
+
+
+def used_key(org, role="owner", **fields):
+    """A key last used this minute: its next request writes nothing to the store (a first use
+    records last_used_at, a write that lets go of everything held)."""
+    return make_key(org, role=role, last_used_at=NOW, **fields)
+
+
+@pytest.fixture
+def lane_key(stored):
+    return used_key(stored)[1]
+
+
+def quota_fields(plan, used, heavy_used=None):
+    """The quota headers of a capped plan after `used` requests (heavy_used: the heavy route)."""
+    hourly, heavy = LIMITS[plan]
+    left = max(hourly - used, 0)
+    policy, state = [f'"hourly";q={hourly};w=3600'], [f'"hourly";r={left};t=3600']
+    if heavy_used is not None:
+        policy.append(f'"heavy";q={heavy};w=3600')
+        state.append(f'"heavy";r={max(heavy - heavy_used, 0)};t=3600')
+    return {"X-RateLimit-Limit": str(hourly), "X-RateLimit-Remaining": str(left),
+            "X-RateLimit-Reset": str(HOUR + 3600), "RateLimit-Policy": ", ".join(policy),
+            "RateLimit": ", ".join(state)}
+
+
+def quota_of(resp):
+    return {name: resp.headers.get(name) for name in QUOTA}
+
+
+def other_connection(config):
+    """A connection of another process's kind to the store's file."""
+    return sqlite3.connect(config.database_url[len("sqlite:///"):], isolation_level=None)
+
+
+@pytest.mark.parametrize("plan", ["free", "team"])
+@pytest.mark.parametrize("path, heavy", [(OVERVIEW, False), (COMPLIANCE, False), (HEALTH, True)])
+def test_a_second_request_for_a_blob_is_answered_by_the_lane_as_flask_answered_the_first(
+        client, lane_key, flask_handled, plan, path, heavy):
+    by_flask = get(client, path, lane_key)
+    by_lane = get(client, path, lane_key)
+    assert len(flask_handled) == 1
+    assert (by_flask.status_code, by_lane.status_code) == (200, 200)
+    assert by_lane.get_data() == by_flask.get_data() and len(by_lane.get_data()) > 0
+    assert sorted(by_lane.headers.keys()) == sorted(by_flask.headers.keys())
+    assert {h: by_lane.headers[h] for h in SAME} == {h: by_flask.headers[h] for h in SAME}
+    assert quota_of(by_flask) == quota_fields(plan, 1, 1 if heavy else None)
+    assert quota_of(by_lane) == quota_fields(plan, 2, 2 if heavy else None)
+
+
+def test_the_lane_sends_no_quota_headers_on_an_uncapped_plan(client, flask_handled, clock):
+    clock.now = NOW
+    org = make_org(plan="unlimited")
+    jobs.refresh_org(org.id, NOW)
+    _, key = used_key(org)
+    by_flask, by_lane = get(client, OVERVIEW, key), get(client, OVERVIEW, key)
+    assert len(flask_handled) == 1 and by_lane.status_code == 200
+    assert sorted(by_lane.headers.keys()) == sorted(by_flask.headers.keys()) == sorted(SAME)
+    assert usage.hour_counts(org.id, HOUR) == (2, 0, 0)
+
+
+def test_requests_mixing_flask_and_lane_answers_are_each_counted_once(
+        client, stored, lane_key, flask_handled):
+    paths = [OVERVIEW, OVERVIEW, "/enums", OVERVIEW, HEALTH, HEALTH, COMPLIANCE, COMPLIANCE,
+             f"{COMPLIANCE}?domain=example.com", OVERVIEW, HEALTH]
+    remaining = [int(get(client, p, lane_key).headers["X-RateLimit-Remaining"]) for p in paths]
+    # Flask: the first of each blob, /enums and the query string; the lane: the other six.
+    assert len(flask_handled) == 5
+    assert remaining == list(range(9999, 9999 - len(paths), -1))
+    assert usage.hour_counts(stored.id, HOUR) == (len(paths), 0, 3)
+
+
+def test_requests_counted_by_the_lane_are_counted_for_their_key(client, stored, flask_handled):
+    (first, first_key), (second, second_key) = used_key(stored), used_key(stored)
+    for _ in range(3):
+        get(client, OVERVIEW, first_key)
+    get(client, OVERVIEW, second_key)
+    assert len(flask_handled) == 2          # each key's first request
+    counts = usage.per_key(stored.id, HOUR, HOUR)
+    assert {k: v[:2] for k, v in counts.items()} == {first.id: (3, 0), second.id: (1, 0)}
+
+
+def test_a_head_request_is_answered_by_the_lane_without_a_body(client, lane_key, flask_handled):
+    body = get(client, OVERVIEW, lane_key).get_data()
+    resp = client.head("/api/v1" + OVERVIEW, headers={"Authorization": f"Bearer {lane_key}"})
+    assert len(flask_handled) == 1
+    assert resp.status_code == 200 and resp.get_data() == b""
+    assert resp.headers["Content-Length"] == str(len(body))
+    assert resp.headers["X-RateLimit-Remaining"] == "9998"
+
+
+@pytest.mark.parametrize("path, query, kind, variant", [
+    (COMPLIANCE, "?domain=example.com", "compliance", "example.com"),
+    (OVERVIEW, "?fresh=1", "overview", "")])
+def test_a_request_with_a_query_string_goes_to_flask(client, stored, lane_key, flask_handled, path,
+                                                     query, kind, variant):
+    assert [get(client, path, lane_key).status_code for _ in range(2)] == [200, 200]
+    resp = get(client, path + query, lane_key)
+    assert len(flask_handled) == 2
+    assert resp.status_code == 200
+    assert resp.get_data() == snapshots.get(stored.id, kind, variant).body
+
+
+def test_if_none_match_goes_to_flask_and_is_304_with_the_current_etag(
+        client, lane_key, flask_handled):
+    etag = get(client, OVERVIEW, lane_key).headers["ETag"]
+    resp = get(client, OVERVIEW, lane_key, **{"If-None-Match": etag})
+    assert len(flask_handled) == 2
+    assert (resp.status_code, resp.get_data(), resp.headers["ETag"]) == (304, b"", etag)
+
+
+def test_a_post_goes_to_flask_and_is_405(client, lane_key, flask_handled):
+    get(client, OVERVIEW, lane_key)
+    resp = client.post("/api/v1" + OVERVIEW, headers={"Authorization": f"Bearer {lane_key}"})
+    assert len(flask_handled) == 2
+    assert (resp.status_code, resp.headers["Allow"]) == (405, "GET, HEAD")
+
+
+@pytest.mark.parametrize("header, code", [
+    (f"Bearer {keys.new_key()}", "invalid_key"), ("Bearer not-a-key", "malformed_key"),
+    (None, "missing_key")])
+def test_an_unknown_malformed_or_missing_key_goes_to_flask_and_is_401_unmetered(
+        client, stored, lane_key, flask_handled, header, code):
+    get(client, OVERVIEW, lane_key)
+    headers = {} if header is None else {"Authorization": header}
+    responses = [client.get("/api/v1" + OVERVIEW, headers=headers) for _ in range(2)]
+    assert len(flask_handled) == 3
+    for resp in responses:
+        assert_error(resp, 401, code)
+    assert usage.hour_counts(stored.id, HOUR) == (1, 0, 0)
+
+
+def _revoke_here(row, config):
+    ApiKey.update(revoked_at=NOW).where(ApiKey.id == row.id).execute()
+
+
+def _revoke_elsewhere(row, config):
+    other = other_connection(config)
+    other.execute("UPDATE api_key SET revoked_at = ? WHERE id = ?", (str(NOW), row.id))
+    other.close()
+
+
+@pytest.mark.parametrize("revoke", [_revoke_here, _revoke_elsewhere])
+def test_a_key_revoked_after_the_lane_answered_it_goes_to_flask_and_is_401_key_revoked(
+        client, stored, config, flask_handled, revoke):
+    row, plaintext = used_key(stored)
+    assert [get(client, OVERVIEW, plaintext).status_code for _ in range(2)] == [200, 200]
+    revoke(row, config)
+    assert_error(get(client, OVERVIEW, plaintext), 401, "key_revoked")
+    assert len(flask_handled) == 2
+
+
+def test_a_held_key_that_has_expired_since_goes_to_flask_and_is_401_key_expired(
+        client, stored, clock, flask_handled):
+    _, plaintext = used_key(stored, expires_at=NOW + timedelta(seconds=30))
+    assert [get(client, OVERVIEW, plaintext).status_code for _ in range(2)] == [200, 200]
+    clock.now = NOW + timedelta(seconds=30)
+    assert_error(get(client, OVERVIEW, plaintext), 401, "key_expired")
+    assert len(flask_handled) == 2
+
+
+@pytest.mark.parametrize("path, required", [(OVERVIEW, "analytics:read"), (HEALTH, "domain:read")])
+def test_a_key_whose_role_lacks_the_permission_goes_to_flask_and_is_metered_once(
+        client, stored, lane_key, flask_handled, path, required):
+    billing_row, billing = used_key(stored, role="billing")     # a write: made before the rest
+    get(client, path, lane_key)
+    get(client, path, lane_key)                 # the lane holds the blob
+    for _ in range(2):                          # the second time the lane holds the key too
+        assert_error(get(client, path, billing), 403, "insufficient_permission", required=required)
+    assert len(flask_handled) == 3
+    assert usage.per_key(stored.id, HOUR, HOUR)[billing_row.id][:2] == (2, 0)
+    assert usage.hour_counts(stored.id, HOUR)[:2] == (4, 0)
+
+
+def test_a_health_domain_not_in_its_normal_form_goes_to_flask(client, lane_key, flask_handled):
+    body = get(client, HEALTH, lane_key).get_data()
+    get(client, HEALTH, lane_key)
+    resp = get(client, "/domains/Example.COM/health", lane_key)
+    assert len(flask_handled) == 2
+    assert resp.status_code == 200 and resp.get_data() == body
+
+
+def test_an_unmonitored_domain_goes_to_flask_and_is_404_domain_not_monitored(
+        client, stored, lane_key, flask_handled):
+    get(client, HEALTH, lane_key)
+    for _ in range(2):
+        assert_error(get(client, "/domains/other.example/health", lane_key), 404,
+                     "domain_not_monitored")
+    assert len(flask_handled) == 3
+    assert usage.hour_counts(stored.id, HOUR) == (3, 0, 3)
+
+
+def test_a_domain_removed_by_another_writer_is_not_answered_by_the_lane(
+        client, stored, lane_key, config, flask_handled):
+    assert [get(client, HEALTH, lane_key).status_code for _ in range(2)] == [200, 200]
+    other = other_connection(config)
+    other.execute("DELETE FROM domain WHERE name = 'example.com'")
+    other.close()
+    assert_error(get(client, HEALTH, lane_key), 404, "domain_not_monitored")
+    assert len(flask_handled) == 2
+
+
+@pytest.mark.parametrize("plan", ["free"])
+@pytest.mark.parametrize("path, spent, counts, remaining, rate_limit", [
+    (OVERVIEW, {"allowed": 998}, (1000, 1, 0), "0", '"hourly";r=0;t=3600'),
+    (HEALTH, {"allowed": 100, "heavy": 58}, (102, 1, 60), "898",
+     '"hourly";r=898;t=3600, "heavy";r=0;t=3600')])
+def test_a_request_the_lane_metered_and_the_quota_refused_is_429_counted_once(
+        client, stored, lane_key, flask_handled, path, spent, counts, remaining, rate_limit):
+    make_usage(stored, hour=HOUR, **spent)
+    assert [get(client, path, lane_key).status_code for _ in range(2)] == [200, 200]
+    refused = get(client, path, lane_key)
+    assert len(flask_handled) == 2 and blob_lane.METERED in flask_handled[-1]
+    assert_error(refused, 429, "quota_exceeded")
+    assert refused.headers["Retry-After"] == "3600"
+    assert refused.headers["RateLimit"] == rate_limit
+    assert refused.headers["X-RateLimit-Remaining"] == remaining
+    assert usage.hour_counts(stored.id, HOUR) == counts
+
+
+def test_an_abuse_refusal_by_the_lane_is_429_rate_limited_counted_once(
+        client, stored, lane_key, flask_handled):
+    assert {get(client, OVERVIEW, lane_key).status_code for _ in range(50)} == {200}
+    refused = get(client, OVERVIEW, lane_key)
+    assert len(flask_handled) == 2 and blob_lane.METERED in flask_handled[-1]
+    assert_error(refused, 429, "rate_limited")
+    assert refused.headers["Retry-After"] == "10"
+    assert refused.headers["X-RateLimit-Remaining"] == "9950"
+    assert usage.hour_counts(stored.id, HOUR) == (50, 1, 0)
+
+
+def _refresh_here(org, config):
+    report_on(org, "example.com", TODAY, [{"count": 40}])
+    jobs.refresh_org(org.id, NOW)
+
+
+def _replace_elsewhere(org, config):
+    other = other_connection(config)
+    other.execute("UPDATE snapshot SET body = ?, etag = 'e2' "
+                  "WHERE org_id = ? AND kind = 'overview'", (b'{"replaced": true}', org.id))
+    other.close()
+
+
+@pytest.mark.parametrize("replace", [_refresh_here, _replace_elsewhere])
+def test_a_blob_replaced_by_another_writer_is_not_served_stale_by_the_lane(
+        client, stored, lane_key, config, flask_handled, replace):
+    old = [get(client, OVERVIEW, lane_key) for _ in range(2)]
+    replace(stored, config)
+    new = [get(client, OVERVIEW, lane_key) for _ in range(2)]
+    assert len(flask_handled) == 2                  # the first of each pair
+    assert old[0].headers["ETag"] == old[1].headers["ETag"] != new[0].headers["ETag"]
+    assert new[0].headers["ETag"] == new[1].headers["ETag"]
+    assert new[1].get_data() == new[0].get_data() != old[1].get_data()
+
+
+@pytest.mark.parametrize("plan", ["free"])
+def test_storage_failing_after_the_lane_counted_a_request_is_503_and_counted_once(
+        client, stored, lane_key, flask_handled, config):
+    # 3 requests on top of 897: the third crosses into near_cap and writes its event, which
+    # waits for a store held by another writer (ingest, the snapshotter) past the busy timeout.
+    make_usage(stored, hour=HOUR, allowed=897)
+    assert [get(client, OVERVIEW, lane_key).status_code for _ in range(2)] == [200, 200]
+    other = sqlite3.connect(config.database_url[len("sqlite:///"):], isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        resp = get(client, OVERVIEW, lane_key)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert_error(resp, 503, "storage_unavailable")
+    assert flask_handled[-1].get(blob_lane.METERED) is not None
+    assert usage.hour_counts(stored.id, HOUR)[0] == 900
+
+
+def test_a_plan_that_no_longer_resolves_in_the_lane_is_503_plan_unavailable(
+        client, lane_key, flask_handled, monkeypatch):
+    from webapp import quota
+    assert [get(client, OVERVIEW, lane_key).status_code for _ in range(2)] == [200, 200]
+    monkeypatch.delitem(quota.PLANS, "team")        # no store write: what is held stays held
+    assert_error(get(client, OVERVIEW, lane_key), 503, "plan_unavailable")
