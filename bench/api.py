@@ -109,18 +109,21 @@ def free_port() -> int:
 class Gunicorn:
     """One gunicorn under deploy/gunicorn.conf.py serving app_spec, for the length of a with."""
 
-    def __init__(self, app_spec: str, store: pathlib.Path):
-        self.app_spec, self.store = app_spec, store
+    def __init__(self, app_spec: str, store: pathlib.Path | str, env: dict | None = None):
+        """store: a SQLite file, or a database URL; env: more RUA_* settings."""
+        self.app_spec, self.env = app_spec, env or {}
+        self.url_of_store = store if "://" in str(store) else f"sqlite:///{store}"
         self.port = free_port()
 
     def __enter__(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_") or k == "RUA_WORKERS"}
-        env.update(RUA_DATABASE_URL=f"sqlite:///{self.store}", RUA_OFFLINE="1",
-                   RUA_BIND=f"127.0.0.1:{self.port}", RUA_LOCK_DIR=str(OUT))
+        env.update(RUA_DATABASE_URL=self.url_of_store, RUA_OFFLINE="1",
+                   RUA_BIND=f"127.0.0.1:{self.port}", RUA_LOCK_DIR=str(OUT), **self.env)
         self.log = tempfile.TemporaryFile()
         # The access log (stdout) is kept on, as deployed; it goes nowhere here.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", str(CONF), self.app_spec], cwd=ROOT, env=env,
+            [sys.executable, "-m", "gunicorn", "-c", str(CONF), "--pythonpath", "bench",
+             self.app_spec], cwd=ROOT, env=env,
             stdout=subprocess.DEVNULL, stderr=self.log)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -2,15 +2,18 @@
 
 Run from the repository root with the project's interpreter (needs `wrk`: apt-get install wrk):
 
-    .venv/bin/python bench/metering.py [--seconds 5] [--repeat 2] [--postgres URL] [--no-postgres]
+    .venv/bin/python bench/metering.py [--seconds 3] [--rounds 6] [--postgres URL] [--no-postgres]
 
 For SQLite (a temporary file) and Postgres (default postgresql://postgres@127.0.0.1:5432/
 rua_bench_metering, created if missing, its tables dropped and recreated), the same gunicorn
 (deploy/gunicorn.conf.py, 4 workers) serves each endpoint twice: "bare" is this module's
 bare_app(), the real app with the metering step taken out (on Postgres, where the key
-look-up meters in the same statement, the look-up alone), and "metered" is the real app. wrk spreads requests over many keys of many team-plan organizations, so neither
-the abuse control nor a spent quota refuses any of them: every measured request is allowed
-and pays the full conditional increment. It also times store.usage.admit() in-process
+look-up meters in the same statement, the look-up alone), and "metered" is the real app. All four servers of a store run at once and are loaded in
+interleaved rounds (bench/interleave.py): the cost is 1 - metered/bare of the same round, and
+the median over the rounds is printed. wrk spreads requests over many keys of many team-plan
+organizations and the counters are emptied between rounds, so neither the abuse control nor a
+spent quota refuses any of them: every measured request is allowed and pays the full
+conditional increment. It also times store.usage.admit() in-process
 (microseconds per metered request). It prints figures; it asserts nothing.
 """
 from __future__ import annotations
@@ -19,8 +22,7 @@ import argparse
 import itertools
 import os
 import pathlib
-import re
-import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,15 +34,6 @@ sys.path.insert(0, str(ROOT))
 
 ORGS, KEYS_PER_ORG = 20, 30          # 600 keys: under 50 per key in 10 s up to 3,000 req/s
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/rua_bench_metering"
-LUA = """
-local keys = {%s}
-local n = 0
-setup = function(thread) thread:set("n", math.random(1, #keys)) end
-request = function()
-  n = n + 1
-  return wrk.format("GET", "%s", {["Authorization"] = "Bearer " .. keys[(n %% #keys) + 1]})
-end
-"""
 
 
 def metering(on: bool) -> None:
@@ -106,36 +99,32 @@ def _snapshots(org_ids: list[str]) -> None:
         refresh_org(org_id, utcnow())
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def measure(url: str, label: str, seconds: int, rounds: int) -> list[tuple]:
+    """(store, path, bare figures, metered figures, ratios) of each endpoint, interleaved."""
+    from bench.api import ensure_wrk
+    from bench.interleave import Target, measure as interleaved, ratios
+    plaintexts = prepare(url)
+    targets = []
+    for path in _endpoints(url):
+        bare = Target(f"{label} {path} bare", "metering:bare_app()", [path])
+        targets += [bare, Target(f"{label} {path} metered", "wsgi:app", [path], bare.label)]
+    print(f"{label}: {rounds} rounds of {seconds} s a target", flush=True)
+    # Counters are emptied after each round, so no quota ever refuses a measured request.
+    interleaved(ensure_wrk(), url, targets, plaintexts, rounds=rounds, seconds=seconds,
+                connections=16, threads=2, env={"RUA_WORKERS": "4"},
+                between=lambda _round: _reset_counters(url))
+    return [(label, bare.paths[0], bare, metered, ratios(metered, targets))
+            for bare, metered in zip(targets[::2], targets[1::2])]
 
 
-def _serve(url: str, app: str, port: int) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
-    env.update(RUA_DATABASE_URL=url, RUA_OFFLINE="1", RUA_WORKERS="4",
-               RUA_BIND=f"127.0.0.1:{port}", RUA_LOG_LEVEL="warning")
-    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py",
-                                "--access-logfile", "/dev/null", "--pythonpath", "bench", app],
-                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return process
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("gunicorn did not start")
-
-
-def _wrk(port: int, path: str, script: pathlib.Path, seconds: int) -> tuple[float, int]:
-    """(requests per second, non-2xx answers) of one wrk run."""
-    out = subprocess.run(["wrk", "-t2", "-c16", f"-d{seconds}s", "-s", str(script),
-                          f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True).stdout
-    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    return rate, int(bad.group(1)) if bad else 0
+def _reset_counters(url: str) -> None:
+    import store
+    from store.models import Usage
+    database = store.open_db(url)
+    with database.connection_context(), store.meter.connection_context():
+        Usage.delete().execute()
+    if hasattr(database, "close_all"):
+        database.close_all()
 
 
 def _endpoints(url: str) -> list[str]:
@@ -143,27 +132,6 @@ def _endpoints(url: str) -> list[str]:
     from webapp import create_app
     rules = {r.rule for r in create_app(Config(database_url=url, offline=True)).url_map.iter_rules()}
     return [p for p in ("/api/v1/enums", "/api/v1/dashboard/overview") if p in rules]
-
-
-def measure(url: str, label: str, seconds: int, repeat: int, tmp: pathlib.Path) -> list[tuple]:
-    plaintexts = prepare(url)
-    rows = []
-    for path in _endpoints(url):
-        script = tmp / f"{label}-{path.rsplit('/', 1)[-1]}.lua"
-        script.write_text(LUA % (", ".join(f'"{k}"' for k in plaintexts), path))
-        rates = {"bare": [], "metered": []}
-        # Interleaved and repeated: the best of each tells the ceiling on a busy machine.
-        for variant, app in (("bare", "metering:bare_app()"), ("metered", "wsgi:app")) * repeat:
-            port = _free_port()
-            process = _serve(url, app, port)
-            try:
-                _wrk(port, path, script, 1)                      # warm caches and pools
-                rates[variant].append(_wrk(port, path, script, seconds))
-            finally:
-                process.terminate()
-                process.wait(timeout=30)
-        rows.append((label, path, max(rates["bare"]), max(rates["metered"])))
-    return rows
 
 
 def request_cost(url: str, count: int = 2000) -> dict[str, float]:
@@ -213,8 +181,8 @@ def admit_cost(url: str, count: int = 2000) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=int, default=5)
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--seconds", type=int, default=3, help="seconds a target and round")
+    parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds")
     parser.add_argument("--postgres", default=POSTGRES)
     parser.add_argument("--no-postgres", action="store_true")
     args = parser.parse_args()
@@ -225,14 +193,17 @@ def main() -> None:
             backends.append(("postgres", args.postgres))
         rows, costs, requests = [], {}, {}
         for label, url in backends:
-            rows += measure(url, label, args.seconds, args.repeat, pathlib.Path(tmp))
+            rows += measure(url, label, args.seconds, args.rounds)
             costs[label] = admit_cost(url)
             requests[label] = request_cost(url)
-    print(f"{'store':9} {'endpoint':28} {'bare req/s':>11} {'metered':>9} {'ratio':>6} {'cost':>6}")
-    for label, path, (bare, bad_bare), (metered, bad_metered) in rows:
-        note = f"  ({bad_bare}+{bad_metered} non-2xx!)" if bad_bare or bad_metered else ""
-        print(f"{label:9} {path:28} {bare:11.0f} {metered:9.0f} {metered / bare:6.2f} "
-              f"{1 - metered / bare:6.0%}{note}")
+    print(f"\n{'store':9} {'endpoint':28} {'bare req/s':>11} {'metered':>9} {'ratio':>6} "
+          f"{'cost':>6}  (medians of the rounds; cost lowest-highest)")
+    for label, path, bare, metered, ratio in rows:
+        bad = sum(r["non2xx"] + r["errors"] for r in bare.runs + metered.runs)
+        note = f"  ({bad} non-2xx!)" if bad else ""
+        middle = statistics.median(ratio)
+        print(f"{label:9} {path:28} {bare.median('rps'):11.0f} {metered.median('rps'):9.0f} "
+              f"{middle:6.2f} {1 - middle:6.0%}  ({1 - max(ratio):.0%}-{1 - min(ratio):.0%}){note}")
     for label, micros in costs.items():
         bare, metered = requests[label]["bare"], requests[label]["metered"]
         print(f"{label}: store.usage.admit {micros:.0f} µs; GET /enums in-process {bare:.0f} µs bare, "
