@@ -9,7 +9,7 @@ from cli.common import echo_err, fail
 from cli.lookup import resolve_key, resolve_member, resolve_org
 from cli.options import Day, OneOf
 from cli.session import open_store
-from store import keys
+from store import keys, usage
 from store.clock import utcnow
 from store.models import SCOPES, ApiKey
 
@@ -66,12 +66,15 @@ def key_list(config, org_ref):
     with open_store(config):
         target = resolve_org(org_ref)
         rows = list(target.keys.order_by(ApiKey.created_at, ApiKey.id))
+        # Any hours: per_key's last_at is each key's last request however long ago.
+        counted = usage.per_key(target.id, 0, 0)
     now = utcnow()
     width = max((len(row.name) for row in rows), default=0)
     for row in rows:
         name = row.name or "-"
         click.echo(f"{row.id}  {name:<{max(width, 1)}}  {row.prefix}  {row.scope:<4}  "
-                   f"last used {_moment(row.last_used_at)}  {_state(row, now)}")
+                   f"last used {_moment(usage.last_use(row.last_used_at, counted.get(row.id, (0, 0, 0))[2]))}  "
+                   f"{_state(row, now)}")
 
 
 @key.command("revoke")

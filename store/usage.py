@@ -268,6 +268,13 @@ def per_key(org_id: str, first_hour: int, last_hour: int) -> dict[str, tuple[int
     return {key_id: (int(a), int(r), int(last)) for key_id, a, r, last in rows}
 
 
+def last_use(kept, counted: int):
+    """A key's last use: its own row keeps the day (webapp.auth), the counters' last_at the
+    second for as long as they are kept; None when never used."""
+    seen = [t for t in (kept, from_epoch(counted) if counted else None) if t is not None]
+    return max(seen) if seen else None
+
+
 def ever_metered(org_id: str) -> bool:
     """True once the organization has made its first metered request."""
     return Usage.select().where((Usage.org == org_id) & (Usage.key_id == "")).exists()

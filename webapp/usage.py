@@ -73,11 +73,10 @@ def _keys(org_id: str, first_hour: int, last_hour: int) -> list[dict]:
     listed = []
     for key in rows:
         allowed, rejected, last_at = counts.get(key.id, (0, 0, 0))
-        seen = [t for t in (key.last_used_at, from_epoch(last_at) if last_at else None) if t]
         listed.append({"id": key.id, "name": key.name, "prefix": key.prefix,
                        "allowed": allowed, "rejected": rejected,
                        "revoked": key.revoked_at is not None,
-                       "last_used_at": max(seen) if seen else None})
+                       "last_used_at": usage.last_use(key.last_used_at, last_at)})
     return listed
 
 

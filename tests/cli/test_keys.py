@@ -8,7 +8,7 @@ import pytest
 from store import keys
 from store.models import ApiKey
 from tests.cli.outcome import assert_refused, ok
-from tests.factories import make_key, make_org
+from tests.factories import make_key, make_org, make_usage
 
 
 def every_stored_value(database):
@@ -80,6 +80,14 @@ def test_key_list_shows_id_name_prefix_scope_last_use_and_state(rua, acme):
         used.id: ["grafana", used.prefix, "read", "last", "used", "2026-03-01T08:00:05Z", "active"],
         fresh.id: ["-", fresh.prefix, "full", "last", "used", "never", "expires", "2099-01-01T00:00:00Z"],
     }
+
+
+def test_key_list_takes_the_second_of_the_last_use_from_the_request_counters(rua, acme):
+    used, _ = make_key(acme, name="grafana", last_used_at=datetime.datetime(2026, 3, 1, 8, 0, 5))
+    last = datetime.datetime(2026, 3, 1, 9, 41, 7, tzinfo=datetime.timezone.utc).timestamp()
+    make_usage(acme, hour=int(last) // 3600 * 3600, key_id=used.id, allowed=3, last_at=int(last))
+    (line,) = ok(rua("key", "list", "Acme"))
+    assert "last used 2026-03-01T09:41:07Z" in line
 
 
 def test_a_revoked_key_stays_listed(rua, acme):

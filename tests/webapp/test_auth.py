@@ -104,17 +104,28 @@ def test_the_principal_names_the_key_its_member_and_the_plan(app, org):
     assert principal == Principal(org.id, row.id, row.member_id, "full", "analyst", "team")
 
 
-def test_last_used_at_is_written_once_a_minute_at_most(client, clock, org):
+def test_last_used_at_is_written_once_a_day_at_most(client, clock, org):
     row, plaintext = make_key(org)
     first = clock.now = datetime(2025, 6, 1, 12, 0, 0)
     get(client, "/enums", plaintext)
     assert ApiKey.get_by_id(row.id).last_used_at == first
-    clock.now = first + timedelta(seconds=30)
+    clock.now = first + timedelta(hours=23, minutes=59)
     get(client, "/enums", plaintext)
     assert ApiKey.get_by_id(row.id).last_used_at == first
-    clock.now = first + timedelta(seconds=61)
+    clock.now = first + timedelta(days=1, seconds=1)
     get(client, "/enums", plaintext)
     assert ApiKey.get_by_id(row.id).last_used_at == clock.now
+
+
+def test_the_usage_endpoint_has_the_last_use_to_the_second_between_writes_of_the_key_row(
+        client, clock, org):
+    used, plaintext = make_key(org, name="poller")
+    _, admin = make_key(org, name="admin", role="owner")
+    for clock.now in (datetime(2025, 6, 1, 12, 0, 0), datetime(2025, 6, 1, 12, 30, 5)):
+        get(client, "/enums", plaintext)
+    keys = {k["name"]: k for k in get(client, "/api-keys/usage", admin).get_json()["keys"]}
+    assert ApiKey.get_by_id(used.id).last_used_at == datetime(2025, 6, 1, 12, 0, 0)
+    assert keys["poller"]["last_used_at"] == "2025-06-01T12:30:05Z"
 
 
 def test_a_key_revoked_between_two_requests_is_refused_on_the_second(client, org):
