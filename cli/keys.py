@@ -72,9 +72,9 @@ def key_list(config, org_ref):
     width = max((len(row.name) for row in rows), default=0)
     for row in rows:
         name = row.name or "-"
+        last = usage.last_use(row.last_used_at, counted.get(row.id, (0, 0, 0))[2])
         click.echo(f"{row.id}  {name:<{max(width, 1)}}  {row.prefix}  {row.scope:<4}  "
-                   f"last used {_moment(usage.last_use(row.last_used_at, counted.get(row.id, (0, 0, 0))[2]))}  "
-                   f"{_state(row, now)}")
+                   f"last used {_moment(last)}  {_state(row, now)}")
 
 
 @key.command("revoke")

@@ -13,8 +13,8 @@ Everything else goes to Flask untouched: another path or method, a query string,
 header, anything not held, a key that would be refused, a permission the key lacks (Flask
 meters and answers 403). A request whose metering the lane began and that ended in an error (a
 refusal, storage failing) goes to Flask with its verdict and that error, so the one error
-handler renders it and the request counts once. On Postgres
-nothing is held, so every request takes the Flask path.
+handler renders it and the request counts once. On Postgres nothing is held, so every request
+takes the Flask path.
 """
 from __future__ import annotations
 

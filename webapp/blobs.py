@@ -62,8 +62,8 @@ def fetch(kind: str, variant: str = "", *, exists=None) -> snapshots.Blob | None
     org_id, now, version = g.principal.org_id, g.now, g.get("store_version")
     blob = _HELD.get(version, (org_id, kind, variant), lambda: snapshots.get(org_id, kind, variant))
     # The dirty mark is held in a tuple, as "never dirty" is None.
-    if blob is not None and _fresh(kind, blob, now,
-                                   lambda: _HELD.get(version, org_id, lambda: (_dirty_since(org_id),))):
+    dirty = lambda: _HELD.get(version, org_id, lambda: (_dirty_since(org_id),))  # noqa: E731
+    if blob is not None and _fresh(kind, blob, now, dirty):
         return blob
     if blob is None and exists is not None and not exists():
         return None
