@@ -30,10 +30,12 @@ class Target:
 
 
 def measure(wrk: str, store, targets: list[Target], keys: list[str], *, rounds: int,
-            seconds: int, connections: int, threads: int, warmup: int = 2,
+            seconds: int, connections: int, threads: int, warmup: int = 6,
             env: dict | None = None, between=None) -> None:
     """Fill each target's runs: `rounds` wrk runs of `seconds`, the targets shuffled in each
-    round; between(round) runs after every round (e.g. to reset quota counters)."""
+    round; between(round) runs after every round (e.g. to reset quota counters). The warm-up
+    load comes first: each worker holds a key only after it has seen it once, so with 2,000
+    keys in turn a worker needs some 2,000 requests before it runs as it will."""
     with contextlib.ExitStack() as stack:
         servers = [stack.enter_context(Gunicorn(t.app_spec, store, env=env)) for t in targets]
         for target, server in zip(targets, servers):
