@@ -18,6 +18,7 @@ takes the Flask path.
 """
 from __future__ import annotations
 
+import sqlite3
 from types import SimpleNamespace
 
 from peewee import DatabaseError, InterfaceError
@@ -75,7 +76,7 @@ class BlobLane:
             return None
         try:
             return self.serve(environ, route, variant)
-        except (DatabaseError, InterfaceError):
+        except (DatabaseError, InterfaceError, sqlite3.Error):
             return None         # nothing counted: the Flask path tries again and reports
 
     def route(self, path: str) -> tuple[Route | None, str]:

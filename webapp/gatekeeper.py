@@ -24,8 +24,8 @@ def gatekeep():
         return
     lane = req.environ.get(blob_lane.METERED)
     if lane is not None:
-        # The blob lane metered this request and met an error (a refusal): rendered here, as
-        # if metered here, and not counted again.
+        # The blob lane metered this request and met an error (a refusal, storage failing):
+        # rendered here, as if metered here, and not counted again.
         ctx.now, ctx.principal, ctx.quota = lane.now, lane.principal, lane.quota
         raise lane.error
     ctx.now = now = app.config["RUA_CLOCK"]()

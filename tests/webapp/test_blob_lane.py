@@ -341,3 +341,15 @@ def test_a_plan_that_no_longer_resolves_in_the_lane_is_503_plan_unavailable(
     assert [get(client, OVERVIEW, lane_key).status_code for _ in range(2)] == [200, 200]
     monkeypatch.delitem(quota.PLANS, "team")        # no store write: what is held stays held
     assert_error(get(client, OVERVIEW, lane_key), 503, "plan_unavailable")
+
+
+def test_a_storage_error_before_metering_sends_the_request_to_flask_counted_once(
+        client, stored, lane_key, flask_handled, monkeypatch):
+    get(client, OVERVIEW, lane_key)
+
+    def failing(database):
+        raise sqlite3.OperationalError("disk I/O error")
+    monkeypatch.setattr(blob_lane, "data_version", failing)   # the lane's read of the store only
+    resp = get(client, OVERVIEW, lane_key)
+    assert (resp.status_code, len(flask_handled)) == (200, 2)
+    assert usage.hour_counts(stored.id, HOUR)[0] == 2
