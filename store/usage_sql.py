@@ -19,7 +19,7 @@ import functools
 
 SLOTS, BITS = 10, 6
 FIELD = (1 << BITS) - 1
-MAX_ABUSE_LIMIT = FIELD
+MAX_ABUSE_LIMIT = FIELD - 1   # a window of FIELD requests would read as 0 (_window)
 
 
 def _age(row: str, now: str) -> str:
@@ -35,9 +35,12 @@ def _moved(row: str, now: str) -> str:
 
 
 def _window(row: str, now: str) -> str:
-    """SQL: requests the row's ring admitted in the ten seconds up to `now`."""
+    """SQL: requests the row's ring admitted in the ten seconds up to `now`: the sum of its
+    fields, which is the moved ring modulo 63 (64 = 1 mod 63, as 10 = 1 mod 9 sums decimal
+    digits) while that sum stays below 63, which the abuse limit guarantees. Written without
+    `%`, which psycopg2 would read as a placeholder."""
     moved = _moved(row, now)
-    return " + ".join(f"(({moved} >> {BITS * k}) & {FIELD})" for k in range(SLOTS))
+    return f"({moved} - {moved} / {FIELD} * {FIELD})"
 
 
 def _previous(org: str, key: str) -> str:

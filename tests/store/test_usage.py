@@ -11,7 +11,7 @@ from store.models import Event, Usage
 from tests.factories import make_key, make_org
 
 HOUR = 1_700_002_800          # an epoch second at the top of an hour
-NO_ABUSE = usage.Abuse(limit=63)   # the most the window holds: out of these tests' way
+NO_ABUSE = usage.Abuse(limit=62)   # the most the window holds: out of these tests' way
 
 
 def admit(key, now=HOUR, limit=5, heavy_limit=2, heavy=False, abuse=NO_ABUSE):
@@ -167,7 +167,16 @@ def test_a_ring_unpacks_into_its_seconds(newest, ring, fields):
     assert usage_sql.unpack(newest, ring) == fields
 
 
-@pytest.mark.parametrize("limit", [0, 64, 10**6])
+@pytest.mark.parametrize("fields", [
+    {}, {0: 1}, {0: 62}, {9: 62}, {3: 40, 7: 22}, {k: 6 for k in range(10)} | {4: 8},
+])
+def test_the_window_sql_sums_the_fields_of_a_ring_up_to_the_largest_limit(database, fields):
+    ring = sum(count << (usage_sql.BITS * k) for k, count in fields.items())
+    sql = f"SELECT {usage_sql._window('r', '100')} FROM (SELECT {ring} AS ring, 100 AS newest) r"
+    assert database.execute_sql(sql).fetchone()[0] == sum(fields.values())
+
+
+@pytest.mark.parametrize("limit", [0, 63, 10**6])
 def test_the_abuse_limit_must_fit_the_ring(limit):
     with pytest.raises(ValueError):
         usage.Abuse(limit=limit)
