@@ -33,14 +33,17 @@ def measure(wrk: str, store, targets: list[Target], keys: list[str], *, rounds: 
             seconds: int, connections: int, threads: int, warmup: int = 6,
             env: dict | None = None, between=None) -> None:
     """Fill each target's runs: `rounds` wrk runs of `seconds`, the targets shuffled in each
-    round; between(round) runs after every round (e.g. to reset quota counters). The warm-up
-    load comes first: each worker holds a key only after it has seen it once, so with 2,000
-    keys in turn a worker needs some 2,000 requests before it runs as it will."""
+    round; between(round) runs after the warm-up (round -1) and after every round (e.g. to
+    reset quota counters). The warm-up load comes first: each worker holds a key only after it
+    has seen it once, so with 2,000 keys in turn a worker needs some 2,000 requests before it
+    runs as it will."""
     with contextlib.ExitStack() as stack:
         servers = [stack.enter_context(Gunicorn(t.app_spec, store, env=env)) for t in targets]
         for target, server in zip(targets, servers):
             check_answers(server.url, target.paths, keys[0])
             run_wrk(wrk, server.url, target.paths, keys, warmup, connections, threads)
+        if between is not None:
+            between(-1)
         for number in range(rounds):
             order = list(zip(targets, servers))
             random.shuffle(order)
