@@ -14,8 +14,12 @@ from urllib.parse import parse_qsl, urlparse
 from peewee import DatabaseProxy, SqliteDatabase
 from playhouse.pool import PooledPostgresqlDatabase
 
+from store.writer_queue import WriterQueue
+
 db = DatabaseProxy()
 meter = DatabaseProxy()
+# On SQLite, the counters' writers of this host take turns here first (store/writer_queue.py).
+meter_writers = WriterQueue()
 
 # WAL lets readers (the web workers) run beside one writer (ingest, snapshotter); the busy
 # timeout makes a writer wait for a lock instead of failing at once.
@@ -76,6 +80,8 @@ def open_db(url: str):
     # Each thread opens its own connection to the counters' file on first use and keeps it.
     path = sqlite_path(url)
     meter.initialize(database if path is None else _sqlite(meter_path(path), autoconnect=True))
+    queued = path is not None and path != ":memory:"
+    meter_writers.point_at(f"{meter_path(path)}.lock" if queued else None)
     return database
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from peewee import Case, __exception_wrapper__, fn
 from peewee import logger as log
 
-from store import db, is_postgres, meter
+from store import db, is_postgres, meter, meter_writers
 from store import usage_sql as statements
 from store.clock import from_epoch
 from store.models import Event, Usage
@@ -179,15 +179,20 @@ def _sqlite_admit(params: dict, abuse: Abuse) -> Tally:
     """SQLite: one statement admits (usage_sql.SQLITE_ADMIT), in autocommit, so the write lock
     is held only while it runs (the statement takes it before reading). Run on the driver's
     connection: peewee's cursor wrapper costs a good part of a step this small. A refusal is
-    settled under the write lock."""
+    settled under the write lock. The host's metering writers take turns first
+    (store/writer_queue.py)."""
     log.debug((_SQLITE_ADMIT, params))      # logged as peewee logs its statements
-    with __exception_wrapper__:
-        row = meter.obj.connection().execute(_SQLITE_ADMIT, params).fetchone()
-    if row is not None:
-        # The organization's row as found, and this request.
-        return _allowed(params, (row[0] >> 32) + 1, (row[0] & 0xFFFFFFFF) + params["weight"])
-    with _writing(meter):
-        return _sqlite_refusal(params, abuse)
+    turn = meter_writers.enter()
+    try:
+        with __exception_wrapper__:
+            row = meter.obj.connection().execute(_SQLITE_ADMIT, params).fetchone()
+        if row is not None:
+            # The organization's row as found, and this request.
+            return _allowed(params, (row[0] >> 32) + 1, (row[0] & 0xFFFFFFFF) + params["weight"])
+        with _writing(meter):
+            return _sqlite_refusal(params, abuse)
+    finally:
+        meter_writers.leave(turn)
 
 
 _SQLITE_ADMIT = statements.text(statements.SQLITE_ADMIT, False)
