@@ -1,0 +1,24 @@
+"""The one clock: naive UTC datetimes with whole seconds, and epoch seconds."""
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from store.clock import from_epoch, to_epoch, utcnow
+
+
+@pytest.mark.parametrize("moment, epoch", [
+    (datetime(1970, 1, 1), 0),
+    (datetime(1969, 12, 31, 23, 59, 59), -1),
+    (datetime(2024, 2, 29, 23, 59, 59), 1_709_251_199),
+    (datetime(2026, 11, 24, 14, 0, 0, 999_999), 1_795_528_800),   # a fraction is dropped
+])
+def test_a_utc_moment_is_its_epoch_second(moment, epoch):
+    assert to_epoch(moment) == epoch
+
+
+def test_from_epoch_and_to_epoch_are_inverse_on_whole_seconds():
+    now = utcnow()
+    assert now.microsecond == 0 and now.tzinfo is None
+    assert from_epoch(to_epoch(now)) == now
