@@ -10,6 +10,7 @@ statement, one round trip, committed without waiting for the disk (store/usage_s
 """
 from __future__ import annotations
 
+import operator
 import weakref
 from dataclasses import dataclass
 
@@ -185,7 +186,7 @@ def _sqlite_admit(params: dict, abuse: Abuse) -> Tally:
     turn = meter_writers.enter()
     try:
         with __exception_wrapper__:
-            row = meter.obj.connection().execute(_SQLITE_ADMIT, params).fetchone()
+            row = meter.obj.connection().execute(_SQLITE_ADMIT, _admit_values(params)).fetchone()
         if row is not None:
             # The organization's row as found, and this request.
             return _allowed(params, (row[0] >> 32) + 1, (row[0] & 0xFFFFFFFF) + params["weight"])
@@ -195,7 +196,8 @@ def _sqlite_admit(params: dict, abuse: Abuse) -> Tally:
         meter_writers.leave(turn)
 
 
-_SQLITE_ADMIT = statements.text(statements.SQLITE_ADMIT, False)
+_SQLITE_ADMIT = statements.numbered(statements.SQLITE_ADMIT, statements.SQLITE_ADMIT_ARGS)
+_admit_values = operator.itemgetter(*statements.SQLITE_ADMIT_ARGS)
 
 
 def _sqlite_refusal(params: dict, abuse: Abuse) -> Tally:

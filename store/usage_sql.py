@@ -186,6 +186,16 @@ def text(template: str, postgres: bool) -> str:
     return template.format(**{n: f"%({n})s" if postgres else f":{n}" for n in names})
 
 
+# SQLite binds numbered parameters from a tuple faster than named ones from a dict (each name
+# is looked up in it): about 1 µs of the 25 the admitting statement takes in process.
+SQLITE_ADMIT_ARGS = ("org", "key", "now", "abuse", "hour", "weight", "limit", "heavy_limit")
+
+
+def numbered(template: str, args: tuple[str, ...]) -> str:
+    """The template with SQLite's numbered placeholders (?1 for args[0], …)."""
+    return template.format(**{name: f"?{number}" for number, name in enumerate(args, 1)})
+
+
 def unpack(newest: int, ring: int) -> list[tuple[int, int]]:
     """(second, admitted) for each non-empty second of a stored ring."""
     fields = ((newest - k, (ring >> (BITS * k)) & FIELD) for k in range(SLOTS))
