@@ -10,7 +10,10 @@ statement, one round trip, committed without waiting for the disk (store/usage_s
 """
 from __future__ import annotations
 
+import itertools
+import logging
 import operator
+import sqlite3
 import weakref
 from dataclasses import dataclass
 
@@ -194,6 +197,22 @@ def _sqlite_admit(params: dict, abuse: Abuse) -> Tally:
             return _sqlite_refusal(params, abuse)
     finally:
         meter_writers.leave(turn)
+        if next(_admits) % CHECKPOINT_EVERY == 0:
+            _checkpoint()
+
+
+# The counters' connections do not checkpoint on their own (store.METER_PRAGMAS): each process
+# copies the write-ahead log back into the counters' file after every CHECKPOINT_EVERY admits,
+# out of the writers' queue. PASSIVE waits for nobody; what it cannot copy now, a later one does.
+CHECKPOINT_EVERY = 1000
+_admits = itertools.count(1)
+
+
+def _checkpoint() -> None:
+    try:
+        meter.obj.connection().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+    except sqlite3.Error as error:     # housekeeping: this request is decided and counted
+        logging.getLogger(__name__).warning("counters' checkpoint failed: %s", error)
 
 
 _SQLITE_ADMIT = statements.numbered(statements.SQLITE_ADMIT, statements.SQLITE_ADMIT_ARGS)

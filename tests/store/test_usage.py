@@ -1,11 +1,14 @@
 """Metering in the store: conditional increments that never admit one too many."""
 from __future__ import annotations
 
+import itertools
 import multiprocessing
+import pathlib
 from datetime import datetime
 
 import pytest
 
+import store
 from store import keys, open_db, usage, usage_sql
 from store.models import Event, Usage
 from tests.factories import make_key, make_org
@@ -306,3 +309,28 @@ def test_admit_key_meters_no_key_that_may_not_be_used(postgres, fields, plan):
     key, tally = _admit_key(keys.digest(plaintext))
     assert key is not None and tally is None
     assert Usage.select().count() == 0
+
+
+@pytest.fixture
+def sqlite_counters(key, config):
+    path = store.sqlite_path(config.database_url)
+    if path is None:
+        pytest.skip("Postgres has no counters' file")
+    store.meter.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    return store.meter_path(path)
+
+
+def test_the_counters_file_is_not_checkpointed_inside_a_commit(sqlite_counters):
+    assert store.meter.execute_sql("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+
+
+def test_every_checkpoint_every_admits_the_log_goes_back_into_the_counters_file(
+        sqlite_counters, key, monkeypatch):
+    monkeypatch.setattr(usage, "CHECKPOINT_EVERY", 5)
+    monkeypatch.setattr(usage, "_admits", itertools.count(1))
+    before = pathlib.Path(sqlite_counters).read_bytes()
+    for second in range(4):
+        admit(key, now=HOUR + second, limit=100)
+    assert pathlib.Path(sqlite_counters).read_bytes() == before
+    admit(key, now=HOUR + 4, limit=100)
+    assert pathlib.Path(sqlite_counters).read_bytes() != before
