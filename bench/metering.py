@@ -3,6 +3,7 @@
 Run from the repository root with the project's interpreter (needs `wrk`: apt-get install wrk):
 
     .venv/bin/python bench/metering.py [--seconds 3] [--rounds 6] [--postgres URL] [--no-postgres]
+                                       [--floor]
 
 For SQLite (a temporary file) and Postgres (default postgresql://postgres@127.0.0.1:5432/
 rua_bench_metering, created if missing, its tables dropped and recreated), the same gunicorn
@@ -14,12 +15,15 @@ cost is 1 - metered/bare of the same round, and the median over the rounds is pr
 spreads requests over many keys of many team-plan organizations and the counters are emptied
 between rounds, so neither the abuse control nor a spent quota refuses any of them: every
 measured request is allowed and pays the full conditional increment. It also times
-store.usage.admit() in-process (microseconds per metered request). It prints figures; it
-asserts nothing.
+store.usage.admit() in-process (microseconds per metered request). With --floor, SQLite's
+rounds also load the probes of bench/metering_probes.py against the same bare target: what no
+count, one plain one-row write, and one round trip to a local process cost, the least any
+design pays. It prints figures; it asserts nothing.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import os
 import pathlib
@@ -102,22 +106,50 @@ def _snapshots(org_ids: list[str]) -> None:
         refresh_org(org_id, utcnow())
 
 
-def measure(url: str, label: str, seconds: int, rounds: int) -> list[tuple]:
-    """(store, path, bare figures, metered figures, ratios) of each endpoint, interleaved."""
+# --floor: the probes of bench/metering_probes.py, each measured against the same bare target.
+PROBES = (("no count (constant tally)", "metering_probes:constant_app()"),
+          ("one-row write, SQLite", "metering_probes:write_app()"),
+          ("round trip to a local process", "metering_probes:round_trip_app()"))
+
+
+def measure(url: str, label: str, seconds: int, rounds: int, floor: bool = False) -> list[tuple]:
+    """(store, path, what, bare figures, figures, ratios) of each endpoint and target,
+    interleaved; with floor, the probes too."""
     from bench.api import ensure_wrk
     from bench.interleave import Target, measure as interleaved, ratios
+    from bench.metering_probes import SOCKET_ENV
     plaintexts = prepare(url)
-    targets = []
+    targets, measured = [], []
     for path in _endpoints(url):
         bare = Target(f"{label} {path} bare", "metering:bare_app()", [path])
-        targets += [bare, Target(f"{label} {path} metered", "wsgi:app", [path], bare.label)]
+        targets.append(bare)
+        for what, spec in (("exact metering", "wsgi:app"),) + (PROBES if floor else ()):
+            target = Target(f"{label} {path} {what}", spec, [path], bare.label)
+            targets.append(target)
+            measured.append((label, path, what, bare, target))
     print(f"{label}: {rounds} rounds of {seconds} s a target", flush=True)
-    # Counters are emptied after each round, so no quota ever refuses a measured request.
-    interleaved(ensure_wrk(), url, targets, plaintexts, rounds=rounds, seconds=seconds,
-                connections=16, threads=2, env={"RUA_WORKERS": "4"},
-                between=lambda _round: _reset_counters(url))
-    return [(label, bare.paths[0], bare, metered, ratios(metered, targets))
-            for bare, metered in zip(targets[::2], targets[1::2])]
+    with tempfile.TemporaryDirectory() as tmp, _answering(f"{tmp}/probe.sock", floor) as answering:
+        # Counters are emptied after each round, so no quota ever refuses a measured request.
+        interleaved(ensure_wrk(), url, targets, plaintexts, rounds=rounds, seconds=seconds,
+                    connections=16, threads=2, env={"RUA_WORKERS": "4", SOCKET_ENV: answering},
+                    between=lambda _round: _reset_counters(url))
+    return [(*row, ratios(row[-1], targets)) for row in measured]
+
+
+@contextlib.contextmanager
+def _answering(path: str, wanted: bool):
+    """The process the round-trip probe asks, for the length of the with (when wanted)."""
+    if not wanted:
+        yield ""
+        return
+    process = subprocess.Popen([sys.executable, str(ROOT / "bench" / "metering_probes.py"), path])
+    try:
+        while not os.path.exists(path) and process.poll() is None:
+            time.sleep(0.05)
+        yield path
+    finally:
+        process.kill()
+        process.wait()
 
 
 def _reset_counters(url: str) -> None:
@@ -188,6 +220,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds")
     parser.add_argument("--postgres", default=POSTGRES)
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--floor", action="store_true",
+                        help="on SQLite, also the probes of bench/metering_probes.py: what any "
+                             "design costs at the least (no count, one plain write, one round trip)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         backends = [("sqlite", f"sqlite:///{tmp}/bench.db")]
@@ -196,17 +231,17 @@ def main() -> None:
             backends.append(("postgres", args.postgres))
         rows, costs, requests = [], {}, {}
         for label, url in backends:
-            rows += measure(url, label, args.seconds, args.rounds)
+            rows += measure(url, label, args.seconds, args.rounds, args.floor and label == "sqlite")
             costs[label] = admit_cost(url)
             requests[label] = request_cost(url)
-    print(f"\n{'store':9} {'endpoint':28} {'bare req/s':>11} {'metered':>9} {'ratio':>6} "
-          f"{'cost':>6}  (medians of the rounds; cost lowest-highest)")
-    for label, path, bare, metered, ratio in rows:
-        bad = sum(r["non2xx"] + r["errors"] for r in bare.runs + metered.runs)
+    print(f"\n{'store':9} {'endpoint':28} {'metering':31} {'bare req/s':>10} {'req/s':>6} "
+          f"{'ratio':>6} {'cost':>5}  (medians of the rounds; cost lowest-highest)")
+    for label, path, what, bare, target, ratio in rows:
+        bad = sum(r["non2xx"] + r["errors"] for r in bare.runs + target.runs)
         note = f"  ({bad} non-2xx!)" if bad else ""
         middle = statistics.median(ratio)
-        print(f"{label:9} {path:28} {bare.median('rps'):11.0f} {metered.median('rps'):9.0f} "
-              f"{middle:6.2f} {1 - middle:6.0%}  ({1 - max(ratio):.0%}-{1 - min(ratio):.0%}){note}")
+        print(f"{label:9} {path:28} {what:31} {bare.median('rps'):10.0f} {target.median('rps'):6.0f} "
+              f"{middle:6.2f} {1 - middle:5.0%}  ({1 - max(ratio):.0%}-{1 - min(ratio):.0%}){note}")
     for label, micros in costs.items():
         bare, metered = requests[label]["bare"], requests[label]["metered"]
         print(f"{label}: store.usage.admit {micros:.0f} µs; GET /enums in-process {bare:.0f} µs bare, "
