@@ -7,6 +7,7 @@ from datetime import datetime
 
 import pytest
 
+from snapshotter import jobs
 from store import usage
 from store.clock import to_epoch
 from store.models import Event, Usage
@@ -88,6 +89,17 @@ def test_every_metered_response_carries_the_headers_4xx_included(client, free_ke
     for resp in (forbidden, bad_days):
         assert resp.headers["X-RateLimit-Reset"] == str(RESET)
         assert resp.headers["RateLimit-Policy"] == '"hourly";q=1000;w=3600'
+
+
+def test_a_304_and_a_404_after_authentication_are_metered_with_the_headers(client, free_key, clock):
+    jobs.refresh_org(free_key[0].org_id, NOON)
+    etag = get(client, "/dashboard/overview", free_key[1]).headers["ETag"]
+    not_modified = get(client, "/dashboard/overview", free_key[1], **{"If-None-Match": etag})
+    missing = get(client, "/reports/01HQ3Z7K8V9W0X1Y2Z3A4B5C6D", free_key[1])
+    assert (not_modified.status_code, missing.status_code) == (304, 404)
+    assert not_modified.headers["X-RateLimit-Remaining"] == "998"
+    assert missing.headers["X-RateLimit-Remaining"] == "997"
+    assert missing.headers["RateLimit"] == '"hourly";r=997;t=3600'
 
 
 def test_an_unauthenticated_request_is_not_metered(client, free_key):
