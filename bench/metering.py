@@ -144,7 +144,10 @@ def _answering(path: str, wanted: bool):
         return
     process = subprocess.Popen([sys.executable, str(ROOT / "bench" / "metering_probes.py"), path])
     try:
-        while not os.path.exists(path) and process.poll() is None:
+        deadline = time.monotonic() + 10
+        while not os.path.exists(path):
+            if process.poll() is not None or time.monotonic() > deadline:
+                sys.exit("the round-trip probe's answering process did not start")
             time.sleep(0.05)
         yield path
     finally:
@@ -222,7 +225,7 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--floor", action="store_true",
                         help="on SQLite, also the probes of bench/metering_probes.py: what any "
-                             "design costs at the least (no count, one plain write, one round trip)")
+                             "design costs at the least (no count, one plain write, a round trip)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         backends = [("sqlite", f"sqlite:///{tmp}/bench.db")]
@@ -240,8 +243,9 @@ def main() -> None:
         bad = sum(r["non2xx"] + r["errors"] for r in bare.runs + target.runs)
         note = f"  ({bad} non-2xx!)" if bad else ""
         middle = statistics.median(ratio)
-        print(f"{label:9} {path:28} {what:31} {bare.median('rps'):10.0f} {target.median('rps'):6.0f} "
-              f"{middle:6.2f} {1 - middle:5.0%}  ({1 - max(ratio):.0%}-{1 - min(ratio):.0%}){note}")
+        spread = f"({1 - max(ratio):.0%}-{1 - min(ratio):.0%})"
+        print(f"{label:9} {path:28} {what:31} {bare.median('rps'):10.0f} "
+              f"{target.median('rps'):6.0f} {middle:6.2f} {1 - middle:5.0%}  {spread}{note}")
     for label, micros in costs.items():
         bare, metered = requests[label]["bare"], requests[label]["metered"]
         print(f"{label}: store.usage.admit {micros:.0f} µs; GET /enums in-process {bare:.0f} µs bare, "

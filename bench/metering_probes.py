@@ -21,7 +21,8 @@ import sys
 
 # Where round_trip_app finds the answering process (not a RUA_* name: rua refuses unknown ones).
 SOCKET_ENV = "BENCH_ROUND_TRIP_SOCKET"
-WRITE = 'INSERT INTO bench_probe (key_id, n) VALUES (?1, 1) ON CONFLICT (key_id) DO UPDATE SET n = n + 1'
+WRITE = ("INSERT INTO bench_probe (key_id, n) VALUES (?1, 1) "
+         "ON CONFLICT (key_id) DO UPDATE SET n = n + 1")
 
 
 def _app_with(admit):
