@@ -109,7 +109,8 @@ def _snapshots(org_ids: list[str]) -> None:
 # --floor: the probes of bench/metering_probes.py, each measured against the same bare target.
 PROBES = (("no count (constant tally)", "metering_probes:constant_app()"),
           ("one-row write, SQLite", "metering_probes:write_app()"),
-          ("round trip to a local process", "metering_probes:round_trip_app()"))
+          ("round trip to a local process", "metering_probes:round_trip_app()"),
+          ("shared memory under a lock file", "metering_probes:shared_memory_app()"))
 
 
 def measure(url: str, label: str, seconds: int, rounds: int, floor: bool = False) -> list[tuple]:

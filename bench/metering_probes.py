@@ -8,16 +8,21 @@ store.usage.admit replaced by the least that some kind of design must do for eac
 - round_trip_app: a message to a local process that answers at once over a Unix socket (run
   `python bench/metering_probes.py SOCKET`): the least a host-local metering process costs
   before it counts anything.
+- shared_memory_app: a count in a memory-mapped file beside the store, under a lock file:
+  the least a counter shared by the host's workers costs without a database.
 
 Each answers as an allowed request with the same headers, so only what it replaces differs.
 These are measuring probes, never served by rua.
 """
 from __future__ import annotations
 
+import fcntl
+import mmap
 import os
 import selectors
 import socket
 import sys
+import zlib
 
 # Where round_trip_app finds the answering process (not a RUA_* name: rua refuses unknown ones).
 SOCKET_ENV = "BENCH_ROUND_TRIP_SOCKET"
@@ -64,6 +69,32 @@ def round_trip_app():
         held[0].recv(64)
         return _allowed()
     return _app_with(admit)
+
+
+def shared_memory_app():
+    from store import meter
+    fd, held = None, []
+
+    def admit(org_id, key_id, now, **_):
+        slot = zlib.crc32(key_id.encode()) % SLOTS * 8
+        counts = held[0]
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            count = int.from_bytes(counts[slot:slot + 8], "little") + 1
+            counts[slot:slot + 8] = count.to_bytes(8, "little")
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        return _allowed()
+    app = _app_with(admit)
+    path = meter.obj.database + ".probe"        # beside the counters' file
+    with open(path, "ab") as made:
+        made.truncate(SLOTS * 8)
+    fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    held.append(mmap.mmap(fd, SLOTS * 8))
+    return app
+
+
+SLOTS = 4096
 
 
 def answer_forever(path: str) -> None:
