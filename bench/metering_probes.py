@@ -26,6 +26,7 @@ import zlib
 
 # Where round_trip_app finds the answering process (not a RUA_* name: rua refuses unknown ones).
 SOCKET_ENV = "BENCH_ROUND_TRIP_SOCKET"
+SLOTS = 4096                  # shared_memory_app's counts, 8 bytes each
 WRITE = ("INSERT INTO bench_probe (key_id, n) VALUES (?1, 1) "
          "ON CONFLICT (key_id) DO UPDATE SET n = n + 1")
 
@@ -73,11 +74,13 @@ def round_trip_app():
 
 def shared_memory_app():
     from store import meter
-    fd, held = None, []
+    held = []
 
     def admit(org_id, key_id, now, **_):
+        if not held:
+            held.append(_mapped(meter.obj.database + ".probe"))    # beside the counters' file
+        fd, counts = held[0]
         slot = zlib.crc32(key_id.encode()) % SLOTS * 8
-        counts = held[0]
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             count = int.from_bytes(counts[slot:slot + 8], "little") + 1
@@ -85,16 +88,15 @@ def shared_memory_app():
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
         return _allowed()
-    app = _app_with(admit)
-    path = meter.obj.database + ".probe"        # beside the counters' file
+    return _app_with(admit)
+
+
+def _mapped(path: str) -> tuple[int, mmap.mmap]:
+    """The shared counts' file, made when missing, and its mapping."""
     with open(path, "ab") as made:
         made.truncate(SLOTS * 8)
     fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-    held.append(mmap.mmap(fd, SLOTS * 8))
-    return app
-
-
-SLOTS = 4096
+    return fd, mmap.mmap(fd, SLOTS * 8)
 
 
 def answer_forever(path: str) -> None:
