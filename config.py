@@ -26,6 +26,10 @@ class Config:
     dns_port: int = 53
     dns_timeout: float = 3.0
     offline: bool = False
+    # DKIM selectors tried for every domain beside those its reports name (comma-separated).
+    dkim_selectors: str = "default,google,selector1,selector2,k1,s1,s2,dkim,mail"
+    # The MTA-STS policy's HTTPS port: 443 on the internet (RFC 8461); tests serve elsewhere.
+    mta_sts_port: int = 443
     max_report_bytes: int = 64 * 1024 * 1024
     max_archive_depth: int = 4
     bind: str = "127.0.0.1:8000"
