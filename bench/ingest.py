@@ -251,7 +251,7 @@ def main() -> None:
     ratios(rows, 5)
 
     sys.path.insert(0, str(ROOT))
-    from ingest.demo import write_large_report
+    from demo.reports import write_large_report
     with tempfile.TemporaryDirectory(prefix="rua-bench-large-") as folder:
         path = os.path.join(folder, f"google.com!example.com!{args.records}.xml")
         write_large_report(path, args.records, seed=1)

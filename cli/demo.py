@@ -8,7 +8,7 @@ import click
 
 from cli.common import fail
 from cli.session import open_store
-from ingest import demo as generator
+from demo import reports as generator
 from store import keys
 from store.migrations import migrate
 from store.models import ApiKey, Domain, Member, Organization, Report

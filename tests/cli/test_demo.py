@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from ingest import demo as generator
+from demo import reports as generator
 from store import keys
 from store.models import ApiKey, Domain, Member, Organization, Record, Report
 from webapp import create_app

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from demo.report_xml import Row
 from ingest.alignment import aligned
-from ingest.demo_xml import Row
 
 ALIGNED, FORWARDED, UNALIGNED, SPOOFED = "aligned", "forwarded", "unaligned", "spoofed"
 

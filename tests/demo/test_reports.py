@@ -12,8 +12,8 @@ from collections import Counter
 import pytest
 from lxml import etree
 
-from ingest import demo
-from ingest.demo_xml import NAMESPACE_9990
+from demo import reports as generator
+from demo.report_xml import NAMESPACE_9990
 from ingest.model import Document
 from ingest.xml_report import parse
 
@@ -37,7 +37,7 @@ def text(node, path):
 
 @pytest.fixture(scope="module")
 def reports():
-    return list(demo.generate(seed=7, days=28, end=END))
+    return list(generator.generate(seed=7, days=28, end=END))
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +47,9 @@ def records(reports):
 
 
 def test_same_seed_gives_the_same_reports_and_another_seed_others():
-    first = [r.xml for r in demo.generate(seed=3, days=5, end=END)]
-    again = [r.xml for r in demo.generate(seed=3, days=5, end=END)]
-    other = [r.xml for r in demo.generate(seed=4, days=5, end=END)]
+    first = [r.xml for r in generator.generate(seed=3, days=5, end=END)]
+    again = [r.xml for r in generator.generate(seed=3, days=5, end=END)]
+    other = [r.xml for r in generator.generate(seed=4, days=5, end=END)]
     assert first == again
     assert first != other
 
@@ -67,7 +67,7 @@ def test_every_report_is_well_formed_xml_for_one_utc_day(reports):
 
 def test_days_and_domains_are_covered_by_all_six_reporters(reports):
     assert {r.day for r in reports} == {END - dt.timedelta(days=n) for n in range(28)}
-    assert {r.domain for r in reports} == set(demo.DOMAINS)
+    assert {r.domain for r in reports} == set(generator.DOMAINS)
     assert {r.reporter.org_name for r in reports} == {
         "google.com", "Outlook.com", "Enterprise Outlook", "Yahoo", "Mail.Ru", "comcast.net",
         "Fjordnett"}
@@ -156,7 +156,7 @@ def test_ipv6_sources_appear(records):
 
 
 def test_weekdays_carry_more_mail_than_weekends():
-    reports = list(demo.generate(seed=1, days=28, end=END))
+    reports = list(generator.generate(seed=1, days=28, end=END))
     by_day = Counter()
     for r in reports:
         if r.domain == "example.com":
@@ -175,7 +175,7 @@ def test_payloads_are_what_each_reporter_attaches(reports, tmp_path):
     for report in reports:
         kinds.setdefault(report.reporter.compression, report)
     assert set(kinds) == {"zip", "gzip", ""}
-    paths = demo.write_files(kinds.values(), tmp_path)
+    paths = generator.write_files(kinds.values(), tmp_path)
     for report, path in zip(kinds.values(), paths):
         data = path.read_bytes()
         if path.name.endswith(".zip"):
@@ -191,7 +191,7 @@ def test_payloads_are_what_each_reporter_attaches(reports, tmp_path):
 def test_a_large_report_streams_with_flat_memory(tmp_path, dialect):
     path = tmp_path / "large.xml"
     tracemalloc.start()
-    messages = demo.write_large_report(path, 8_000, seed=2, dialect=dialect)
+    messages = generator.write_large_report(path, 8_000, seed=2, dialect=dialect)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert path.stat().st_size > 5_000_000
@@ -207,7 +207,7 @@ def test_a_large_report_streams_with_flat_memory(tmp_path, dialect):
 
 def test_a_large_report_ending_in_gz_is_gzipped(tmp_path):
     path = tmp_path / "large.xml.gz"
-    demo.write_large_report(path, 500)
+    generator.write_large_report(path, 500)
     root = etree.fromstring(gzip.decompress(path.read_bytes()), SAFE)
     assert len(find(root, "record")) == 500
 
@@ -216,7 +216,7 @@ def test_a_large_report_ending_in_gz_is_gzipped(tmp_path):
                                       "comcast.net", "Yahoo", "Fjordnett"])
 def test_both_dialects_parse_cleanly_with_the_report_parser(reports, org_name):
     report = next(r for r in reports if r.reporter.org_name == org_name)
-    policy = demo.DOMAINS[report.domain].policy
+    policy = generator.DOMAINS[report.domain].policy
     data = report.xml.encode()
     parsed = parse(Document(report.filename, lambda: io.BytesIO(data)))
     rows = list(parsed.records)

@@ -14,8 +14,8 @@ import random
 import zipfile
 from dataclasses import dataclass
 
-from ingest import demo_senders as s
-from ingest.demo_xml import RFC7489, RFC9990, Meta, Style, document, head, record, FOOTER
+from demo import senders as s
+from demo.report_xml import RFC7489, RFC9990, Meta, Style, document, head, record, FOOTER
 
 OFFICE = (1.0, 1.05, 1.0, 1.02, 0.9, 0.25, 0.2)           # Monday first
 NEWSLETTER = (0.3, 1.8, 0.4, 1.6, 0.3, 0.1, 0.1)           # campaigns go out Tue and Thu
