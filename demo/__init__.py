@@ -1,0 +1,1 @@
+"""Demo data: realistic DMARC aggregate reports for `rua demo`, benchmarks and tests."""
