@@ -1,4 +1,4 @@
-"""deploy/gunicorn.conf.py under a real gunicorn: the settings load, the API answers, it stops cleanly."""
+"""deploy/gunicorn.conf.py under a real gunicorn: settings load, the API answers, it stops cleanly."""
 from __future__ import annotations
 
 import signal
@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from tests.factories import make_key, make_org
-from tests.servers import CONF, ROOT, free_port, gunicorn_env, http_get, wait_until_listening
+from tests.servers import CONF, ROOT, gunicorn_env, http_get, running_gunicorn
 
 STOP_TIMEOUT = 25          # graceful_timeout (20 s) and a margin
 
@@ -20,35 +20,27 @@ def get(url: str, key: str | None = None) -> tuple[int, bytes]:
 
 @pytest.fixture
 def gunicorn(config, database, tmp_path):
-    """A real gunicorn on a free port serving the test's store: (base URL, a read key, process, log)."""
-    org = make_org(plan="unlimited")
-    _, key = make_key(org)
-    port = free_port()
+    """A real gunicorn serving the test's store: (base URL, a read key, process, log)."""
+    _, key = make_key(make_org(plan="unlimited"))
     log = tmp_path / "gunicorn.log"
-    with open(log, "w") as out:
-        process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(CONF)], cwd=ROOT,
-                                   env=gunicorn_env(config, RUA_BIND=f"127.0.0.1:{port}"),
-                                   stdout=out, stderr=subprocess.STDOUT)
-    try:
-        wait_until_listening(process, port, log)
-        yield f"http://127.0.0.1:{port}/api/v1", key, process, log
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    with running_gunicorn(config, log) as (base, process):
+        yield base, key, process, log
+
+
+def check_config(config, **settings) -> subprocess.CompletedProcess:
+    """gunicorn --check-config with the repository's configuration and these RUA_* settings."""
+    return subprocess.run([sys.executable, "-m", "gunicorn", "--check-config", "-c", str(CONF)],
+                          cwd=ROOT, env=gunicorn_env(config, **settings), capture_output=True,
+                          text=True, timeout=60)
 
 
 def test_gunicorn_accepts_the_configuration(config):
-    result = subprocess.run([sys.executable, "-m", "gunicorn", "--check-config", "-c", str(CONF)],
-                            cwd=ROOT, env=gunicorn_env(config), capture_output=True, text=True,
-                            timeout=60)
+    result = check_config(config)
     assert result.returncode == 0, result.stderr
 
 
 def test_an_unknown_rua_setting_stops_gunicorn_at_start_up(config):
-    result = subprocess.run([sys.executable, "-m", "gunicorn", "--check-config", "-c", str(CONF)],
-                            cwd=ROOT, env=gunicorn_env(config, RUA_WORKRES="4"),
-                            capture_output=True, text=True, timeout=60)
+    result = check_config(config, RUA_WORKRES="4")
     assert result.returncode != 0
     assert "RUA_WORKRES" in result.stderr
 

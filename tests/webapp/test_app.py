@@ -6,41 +6,64 @@ import sys
 
 import pytest
 
+import store
 from config import Config
+from tests.factories import make_key, make_org
 from tests.webapp.helpers import assert_error, get
-from webapp import RESOURCES, create_app
+from webapp import create_app
 
 
-def test_blueprints_are_served_under_the_path_of_the_base_url(config, database, clock):
+def test_the_api_is_served_under_the_path_of_the_base_url(config, database, clock):
     app = create_app(config.replace(base_url="https://dmarc.example.net/rua/api/v1/"), clock=clock)
-    rules = {r.rule for r in app.url_map.iter_rules()}
-    assert "/rua/api/v1/enums" in rules and "/api/v1/enums" not in rules
+    client = app.test_client()
+    assert_error(client.get("/rua/api/v1/enums"), 401, "missing_key")
+    assert_error(client.get("/api/v1/enums"), 404, "route_not_found")
 
 
-def test_every_resource_module_has_a_blueprint_registered(app):
-    for name in RESOURCES:
-        module = importlib.import_module(f"webapp.{name}")
-        assert app.blueprints[module.bp.name] is module.bp
+def test_no_static_files_are_served(client, key):
+    assert_error(client.get("/static/openapi.json"), 404, "route_not_found")
+    assert_error(get(client, "/static/openapi.json", key), 404, "route_not_found")
 
 
-def test_no_rule_answers_options_or_serves_static_files(app):
-    for rule in app.url_map.iter_rules():
-        assert rule.methods == {"GET", "HEAD"}, rule
+def _seen_by_a_view(app, client, key, **headers) -> dict:
+    """What a view reads of the client's address, scheme and host, sent with these headers."""
+    from flask import request
+
+    @app.get("/api/v1/seen")
+    def seen():
+        return {"remote_addr": request.remote_addr, "scheme": request.scheme,
+                "host": request.host, "url_root": request.url_root}
+
+    return get(client, "/seen", key, **headers).get_json()
 
 
-def test_proxy_fix_is_applied_only_when_proxies_are_trusted(config, database):
-    plain = create_app(config)
-    proxied = create_app(config.replace(proxies=1))
-    assert type(plain.wsgi_app).__name__ == "BlobLane"
-    assert type(proxied.wsgi_app).__name__ == "ProxyFix"
-    assert type(proxied.wsgi_app.app).__name__ == "BlobLane"
+FORWARDED = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https",
+             "X-Forwarded-Host": "reports.example.net", "X-Forwarded-Prefix": "/dmarc"}
+
+
+def test_forwarded_headers_are_ignored_when_no_proxy_is_trusted(app, client, key):
+    assert _seen_by_a_view(app, client, key, **FORWARDED) == {
+        "remote_addr": "127.0.0.1", "scheme": "http", "host": "localhost",
+        "url_root": "http://localhost/"}
+
+
+def test_forwarded_headers_of_one_trusted_proxy_are_honoured(config, database, clock):
+    app = create_app(config.replace(proxies=1), clock=clock)
+    with store.db.obj.connection_context():
+        key = make_key(make_org(plan="team"))[1]
+        seen = _seen_by_a_view(app, app.test_client(), key,
+                               **{**FORWARDED, "X-Forwarded-For": "198.51.100.1, 203.0.113.9"})
+    # One proxy: only the address it appended last is trusted, not what the client claimed.
+    assert seen == {"remote_addr": "203.0.113.9", "scheme": "https",
+                    "host": "reports.example.net", "url_root": "https://reports.example.net/dmarc/"}
 
 
 def test_config_defaults_to_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("RUA_DATABASE_URL", f"sqlite:///{tmp_path / 'env.db'}")
     monkeypatch.setenv("RUA_BASE_URL", "http://h/v/api/v1")
     app = create_app()
-    assert app.config["RUA"] == Config(database_url=f"sqlite:///{tmp_path / 'env.db'}", base_url="http://h/v/api/v1")
+    assert app.config["RUA"] == Config(database_url=f"sqlite:///{tmp_path / 'env.db'}",
+                                       base_url="http://h/v/api/v1")
 
 
 def test_wsgi_module_builds_the_app_from_the_environment(monkeypatch, tmp_path):
@@ -57,7 +80,6 @@ def test_responses_are_json(client, key):
 
 
 def test_a_request_gives_its_connection_back(config, database, clock):
-    import store
     app = create_app(config, clock=clock)
     app.test_client().get("/api/v1/enums")
     # Postgres returns it to the pool; SQLite keeps one per thread (closing checkpoints the WAL).
@@ -66,8 +88,6 @@ def test_a_request_gives_its_connection_back(config, database, clock):
 
 
 def test_a_request_never_leaves_a_transaction_open_for_the_next(app, client, key):
-    import store
-
     @app.get("/api/v1/half-done")
     def half_done():
         store.db.obj.begin()
