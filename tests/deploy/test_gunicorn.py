@@ -1,4 +1,4 @@
-"""deploy/gunicorn.conf.py under a real gunicorn: settings load, the API answers, it stops cleanly."""
+"""deploy/gunicorn.conf.py under a real gunicorn: settings load, the API answers, it stops."""
 from __future__ import annotations
 
 import signal
