@@ -3,7 +3,7 @@
 Version 1 creates the tables as store/models.py declares them; version 2 moves a SQLite
 store's request counters into their own file (store/__init__.py says why); version 3 drops two
 record indexes that others cover; version 4 has SQLite keep each organization's hourly total
-row by triggers. Once a release has shipped,
+row by triggers; version 5 allows one open event per dedupe key. Once a release has shipped,
 never edit an applied migration: add the next one (playhouse.migrate's add_column and friends),
 so an existing database is upgraded in place without losing data.
 """
@@ -111,12 +111,26 @@ def _org_totals_kept_by_triggers(database):
     _keep_org_totals()
 
 
+def _one_open_event_per_key(database):
+    """Events: a unique index over the open ones' (org, dedupe_key). Duplicates an unguarded
+    raise may have left are closed first, the oldest kept open."""
+    database.execute_sql(
+        'UPDATE "event" SET cleared_at = created_at WHERE cleared_at IS NULL AND EXISTS ('
+        'SELECT 1 FROM "event" AS older WHERE older.org_id = "event".org_id'
+        ' AND older.dedupe_key = "event".dedupe_key AND older.cleared_at IS NULL'
+        ' AND (older.created_at, older.id) < ("event".created_at, "event".id))')
+    database.execute_sql(
+        'CREATE UNIQUE INDEX IF NOT EXISTS "event_open_org_dedupe_key" '
+        'ON "event" (org_id, dedupe_key) WHERE cleared_at IS NULL')
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
      _counters_in_their_own_file),
     (3, "record indexes covered by others dropped", _record_indexes_covered_by_others),
     (4, "organization request totals kept by triggers on SQLite", _org_totals_kept_by_triggers),
+    (5, "one open event per organization and dedupe key", _one_open_event_per_key),
 ]
 
 

@@ -10,7 +10,6 @@ from store.clock import utcnow
 from store.encoding import dumps, loads
 from store.ids import new_ulid
 
-PLANS = ("free", "team", "unlimited", "none")
 ROLES = ("owner", "admin", "analyst", "viewer", "billing")
 SCOPES = ("read", "full")
 DOMAIN_SOURCES = ("manual", "auto", "both")
@@ -270,6 +269,11 @@ class Event(BaseModel):
             (("org", "created_at", "id"), False),
             (("org", "dedupe_key"), False),
         )
+
+
+# One open event per condition: raising is an insert this index turns away (store/events.py).
+Event.add_index(Event.org, Event.dedupe_key, unique=True, where=Event.cleared_at.is_null(),
+                name="event_open_org_dedupe_key")
 
 
 class Snapshot(BaseModel):

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from peewee import Case, __exception_wrapper__, fn
 from peewee import logger as log
 
-from store import db, is_postgres, meter, meter_writers
-from store import usage_sql as statements
+from store import is_postgres, meter, meter_writers
+from store import events, usage_sql as statements
 from store.clock import from_epoch
-from store.models import Event, Usage
+from store.models import Usage
 
 HOUR = 3600
 UNCAPPED = 2**31 - 1          # fits the INTEGER columns; never reached within one hour
@@ -262,16 +262,12 @@ def hour_counts(org_id: str, hour: int) -> tuple[int, int, int]:
 
 def record_near_cap(org_id: str, now: int, limit: int) -> bool:
     """Store the quota_near_cap event of this hour, once; True when it was new."""
-    key = f"quota_near_cap:{hour_of(now)}"
-    with _writing(db):
-        if Event.select().where((Event.org == org_id) & (Event.dedupe_key == key)).exists():
-            return False
-        Event.create(org=org_id, type="quota_near_cap", severity="warning",
-                     title="API quota nearly spent",
-                     detail=f"10% or less of this hour's {limit:,} API requests is left; "
-                            f"the quota resets at the top of the hour.",
-                     dedupe_key=key, created_at=from_epoch(now))
-    return True
+    return events.raise_event(
+        org_id, "quota_near_cap", f"quota_near_cap:{hour_of(now)}", severity="warning",
+        title="API quota nearly spent",
+        detail=f"10% or less of this hour's {limit:,} API requests is left; "
+               f"the quota resets at the top of the hour.",
+        now=from_epoch(now))
 
 
 def hourly(org_id: str, first_hour: int, last_hour: int) -> dict[int, tuple[int, int]]:

@@ -44,15 +44,16 @@ def test_every_admin_command_explains_itself(path):
 def test_init_creates_the_schema_then_has_nothing_to_apply(rua, tmp_path):
     with empty_database_url(tmp_path) as url:
         first, second = ok(rua("init", url=url)), ok(rua("init", url=url))
-        assert first[:4] == ["applied migration 1: initial schema",
+        assert first[:5] == ["applied migration 1: initial schema",
                              "applied migration 2: request counters keyed by org, key and hour, in their own file on SQLite",
                              "applied migration 3: record indexes covered by others dropped",
-                             "applied migration 4: organization request totals kept by triggers on SQLite"]
-        assert first[4].startswith("schema version 4 (latest 4)")
+                             "applied migration 4: organization request totals kept by triggers on SQLite",
+                             "applied migration 5: one open event per organization and dedupe key"]
+        assert first[5].startswith("schema version 5 (latest 5)")
         # On SQLite, where the counters' own file is, for backups.
-        assert first[5:] == ([f"request counters in {tmp_path / 'empty.meter.db'}"]
+        assert first[6:] == ([f"request counters in {tmp_path / 'empty.meter.db'}"]
                              if url.startswith("sqlite") else [])
-        assert second[0] == "nothing to apply" and second[1:] == first[4:]
+        assert second[0] == "nothing to apply" and second[1:] == first[5:]
         ok(rua("org", "create", "Acme", url=url))
 
 

@@ -1,0 +1,67 @@
+"""Conditions as events: raised once per dedupe key until cleared, then free to be raised again.
+
+One open event per (organization, dedupe key) is a partial unique index (cleared_at IS NULL,
+migration 5), so two ingests or scheduler runs raising the same condition at once insert one
+row between them on SQLite and Postgres alike: the loser's insert is ignored, not an error.
+Raising or clearing marks the organization for the snapshotter, whose action items read events.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from peewee import fn
+
+from store import db
+from store.clock import utcnow
+from store.ids import new_ulid
+from store.models import Event, Organization
+
+
+def raise_event(org_id: str, type_: str, dedupe_key: str, *, severity: str, title: str,
+                detail: str = "", domain: str = "", link: str | None = None,
+                now: datetime | None = None) -> bool:
+    """Open the event of `dedupe_key` unless one is open already; True when this call opened it."""
+    now = now or utcnow()
+    event_id = new_ulid()
+    with db.atomic():
+        (Event.insert(id=event_id, org=org_id, type=type_, severity=severity, title=title[:255],
+                      detail=detail, domain=domain, link=link, dedupe_key=dedupe_key,
+                      created_at=now)
+         .on_conflict_ignore().execute())
+        opened = Event.select().where(Event.id == event_id).exists()
+        if opened:
+            mark_dirty(org_id, now)
+    return opened
+
+
+def clear(org_id: str, dedupe_keys: Iterable[str], now: datetime | None = None) -> int:
+    """Record that the conditions of `dedupe_keys` have gone; how many open events that closed."""
+    keys = list(dedupe_keys)
+    if not keys:
+        return 0
+    now = now or utcnow()
+    with db.atomic():
+        closed = (Event.update(cleared_at=now)
+                  .where(Event.org == org_id, Event.dedupe_key.in_(keys),
+                         Event.cleared_at.is_null())
+                  .execute())
+        if closed:
+            mark_dirty(org_id, now)
+    return closed
+
+
+def open_keys(org_id: str, prefix: str) -> set[str]:
+    """Dedupe keys of the organization's open events that start with `prefix`."""
+    query = (Event.select(Event.dedupe_key)
+             .where(Event.org == org_id, Event.cleared_at.is_null(),
+                    # Not LIKE: "_" in a key is a character, not a wildcard.
+                    fn.SUBSTR(Event.dedupe_key, 1, len(prefix)) == prefix)
+             .tuples())
+    return {key for (key,) in query}
+
+
+def mark_dirty(org_id: str, now: datetime | None = None) -> None:
+    """The organization's blobs need recomputing (as ingest marks it); an earlier mark stays."""
+    (Organization.update(dirty_since=now or utcnow())
+     .where(Organization.id == org_id, Organization.dirty_since.is_null()).execute())

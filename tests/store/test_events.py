@@ -1,0 +1,123 @@
+"""Raising and clearing conditions: one open event per dedupe key, even under concurrent raisers."""
+from __future__ import annotations
+
+import datetime
+import multiprocessing
+
+import pytest
+
+from store import events, migrations, open_db
+from store.migrations import migrate
+from store.models import Event, Organization
+from tests.factories import make_org
+from tests.store.scratch import empty_database_url
+
+NOW = datetime.datetime(2026, 3, 1, 12, 0, 0)
+LATER = NOW + datetime.timedelta(hours=1)
+
+
+def raise_missing(org_id, now=NOW, domain="example.com"):
+    return events.raise_event(org_id, "dns_record_missing", f"dns_record_missing:{domain}:spf",
+                              severity="critical", title=f"SPF record of {domain} is missing",
+                              detail="Publish one.", domain=domain, now=now)
+
+
+def open_events(org_id):
+    return list(Event.select().where(Event.org == org_id, Event.cleared_at.is_null()))
+
+
+def test_a_condition_is_raised_once_until_it_clears_then_may_be_raised_again(database):
+    org = make_org()
+    assert raise_missing(org.id) is True
+    assert raise_missing(org.id, LATER) is False
+    [event] = open_events(org.id)
+    assert (event.type, event.severity, event.domain, event.created_at) == (
+        "dns_record_missing", "critical", "example.com", NOW)
+    assert events.clear(org.id, ["dns_record_missing:example.com:spf"], LATER) == 1
+    assert open_events(org.id) == []
+    assert Event.get_by_id(event.id).cleared_at == LATER
+    assert raise_missing(org.id, LATER) is True
+    assert Event.select().where(Event.org == org.id).count() == 2
+
+
+def test_clearing_a_condition_that_is_not_open_changes_nothing(database):
+    org = make_org()
+    assert events.clear(org.id, ["dns_record_missing:example.com:spf"], NOW) == 0
+    assert events.clear(org.id, [], NOW) == 0
+    assert Organization.get_by_id(org.id).dirty_since is None
+
+
+def test_the_same_key_in_two_organizations_is_two_conditions(database):
+    first, second = make_org(), make_org()
+    assert raise_missing(first.id) and raise_missing(second.id)
+
+
+def test_raising_and_clearing_mark_the_organization_for_the_snapshotter(database):
+    org = make_org()
+    raise_missing(org.id)
+    assert Organization.get_by_id(org.id).dirty_since == NOW
+    Organization.update(dirty_since=None).execute()
+    raise_missing(org.id, LATER)           # already open: nothing new to show
+    assert Organization.get_by_id(org.id).dirty_since is None
+    events.clear(org.id, ["dns_record_missing:example.com:spf"], LATER)
+    assert Organization.get_by_id(org.id).dirty_since == LATER
+
+
+def test_open_keys_match_the_prefix_literally(database):
+    org = make_org()
+    raise_missing(org.id)
+    raise_missing(org.id, domain="other.example")
+    events.raise_event(org.id, "dnsXrecord", "dnsXrecord_missing:example.com", severity="info",
+                       title="t", now=NOW)
+    assert events.open_keys(org.id, "dns_record_missing:example.com:") == {
+        "dns_record_missing:example.com:spf"}
+
+
+def _race(url: str, org_id: str, start, queue) -> None:
+    database = open_db(url)
+    with database.connection_context():
+        start.wait(timeout=30)
+        queue.put([raise_missing(org_id) for _ in range(20)])
+
+
+def test_concurrent_raisers_open_one_event_between_them(database, config):
+    org = make_org()
+    context = multiprocessing.get_context("spawn")
+    queue, start = context.Queue(), context.Barrier(3)
+    workers = [context.Process(target=_race, args=(config.database_url, org.id, start, queue))
+               for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    opened = [o for _ in workers for o in queue.get(timeout=60)]
+    for worker in workers:
+        worker.join(timeout=10)
+    assert opened.count(True) == 1 and len(opened) == 60
+    assert len(open_events(org.id)) == 1
+
+
+def test_migration_5_closes_duplicate_open_events_keeping_the_oldest(tmp_path, monkeypatch):
+    with empty_database_url(tmp_path) as url:
+        database = open_db(url)
+        with database.connection_context():
+            with monkeypatch.context() as patch:
+                patch.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:4])
+                migrate(database)
+            database.execute_sql('DROP INDEX "event_open_org_dedupe_key"')   # as version 4 had
+            org = make_org()
+            for at in (NOW, LATER):
+                Event.create(org=org, type="quota_near_cap", severity="warning", title="t",
+                             dedupe_key="quota_near_cap:1", created_at=at)
+            assert [v for v, _ in migrate(database)] == [5]
+            [kept] = open_events(org.id)
+            assert kept.created_at == NOW
+            assert raise_missing(org.id) and not raise_missing(org.id)
+        if hasattr(database, "close_all"):
+            database.close_all()
+
+
+@pytest.mark.parametrize("title_length", [300])
+def test_a_long_title_is_cut_to_the_column(database, title_length):
+    org = make_org()
+    events.raise_event(org.id, "policy_changed", "policy_changed:example.com", severity="info",
+                       title="x" * title_length, now=NOW)
+    assert len(open_events(org.id)[0].title) == 255
