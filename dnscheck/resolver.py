@@ -1,0 +1,141 @@
+"""DNS look-ups that keep apart "found", "does not exist" and "DNS could not tell"."""
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, TypeVar
+
+import dns.exception
+import dns.flags
+import dns.name
+import dns.rdatatype
+import dns.resolver
+
+FOUND, MISSING, UNKNOWN = "found", "missing", "unknown"
+OFFLINE = "offline (RUA_OFFLINE=1)"
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Answer:
+    outcome: str
+    records: tuple[str, ...] = ()
+    authenticated: bool = False
+    why: str = ""
+    nxdomain: bool = False
+
+    @property
+    def found(self) -> bool:
+        return self.outcome == FOUND
+
+    @property
+    def missing(self) -> bool:
+        return self.outcome == MISSING
+
+    @property
+    def unknown(self) -> bool:
+        return self.outcome == UNKNOWN
+
+
+class Lookup:
+    """One check run's resolver: config's nameservers, port and timeout, or the system's.
+
+    Offline, every answer is UNKNOWN and no packet is sent."""
+
+    def __init__(self, config):
+        self.offline = bool(config.offline)
+        self.timeout = float(config.dns_timeout)
+        self._resolver = None if self.offline else _resolver(config)
+        self._answers: dict[tuple[str, str], Answer] = {}
+        self._pending: dict[tuple[str, str], threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def query(self, name: str, rdtype: str) -> Answer:
+        """The answer for (name, rdtype), asked at most once per Lookup even across threads."""
+        key = (name.lower().rstrip("."), rdtype.upper())
+        with self._lock:
+            if key in self._answers:
+                return self._answers[key]
+            pending = self._pending.setdefault(key, threading.Lock())
+        with pending:
+            with self._lock:
+                if key in self._answers:
+                    return self._answers[key]
+            answer = self._ask(*key)
+            with self._lock:
+                self._answers[key] = answer
+                self._pending.pop(key, None)
+        return answer
+
+    def txt(self, name: str) -> Answer:
+        return self.query(name, "TXT")
+
+    def _ask(self, name: str, rdtype: str) -> Answer:
+        if self._resolver is None:
+            return Answer(UNKNOWN, why=OFFLINE)
+        try:
+            qname = dns.name.from_text(name)
+            dns.rdatatype.from_text(rdtype)
+        except (dns.exception.DNSException, ValueError):
+            # A name that cannot be written in DNS cannot exist there either.
+            return Answer(MISSING, why="not a valid DNS name", nxdomain=True)
+        try:
+            answer = self._resolver.resolve(qname, rdtype, raise_on_no_answer=False, search=False)
+        except dns.resolver.NXDOMAIN:
+            return Answer(MISSING, why="NXDOMAIN", nxdomain=True)
+        except dns.exception.Timeout:
+            return Answer(UNKNOWN, why="timed out")
+        except dns.resolver.NoNameservers as failure:
+            return Answer(UNKNOWN, why=_failure_reason(failure))
+        except dns.exception.DNSException as failure:
+            return Answer(UNKNOWN, why=type(failure).__name__)
+        authenticated = bool(answer.response.flags & dns.flags.AD)
+        if answer.rrset is None:
+            return Answer(MISSING, why=f"no {rdtype} record", authenticated=authenticated)
+        return Answer(FOUND, tuple(_text(rdata) for rdata in answer.rrset),
+                      authenticated=authenticated)
+
+
+def gather(calls: dict[str, Callable[[], T]], bound: int = 8) -> dict[str, T]:
+    """Run independent look-ups concurrently, at most `bound` at once; results by the same keys."""
+    if not calls:
+        return {}
+    with ThreadPoolExecutor(max_workers=max(1, min(bound, len(calls)))) as pool:
+        futures = {key: pool.submit(call) for key, call in calls.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
+def _resolver(config) -> dns.resolver.Resolver:
+    servers = [s.strip() for s in config.dns_nameservers.split(",") if s.strip()]
+    if servers:
+        resolver = dns.resolver.Resolver(configure=False)
+        resolver.nameservers = servers
+        resolver.port = int(config.dns_port)
+    else:
+        resolver = dns.resolver.Resolver()
+    resolver.timeout = float(config.dns_timeout)
+    # Retries inside one query stop here, so a silent server costs two timeouts, not ten.
+    resolver.lifetime = 2 * float(config.dns_timeout)
+    resolver.use_edns(0, dns.flags.DO, 1232)
+    return resolver
+
+
+def _failure_reason(failure: dns.resolver.NoNameservers) -> str:
+    """SERVFAIL / REFUSED / unreachable, from the first server's error."""
+    errors = failure.kwargs.get("errors") or []
+    if not errors:
+        return "no nameserver answered"
+    error = errors[0][3]
+    if isinstance(error, str):
+        return error
+    if isinstance(error, OSError):
+        return "nameserver unreachable"
+    return type(error).__name__
+
+
+def _text(rdata) -> str:
+    """TXT strings of one record joined with no separator (RFC 7208 3.3); other types as text."""
+    if rdata.rdtype == dns.rdatatype.TXT:
+        return b"".join(rdata.strings).decode("utf-8", "replace")
+    return rdata.to_text()
