@@ -1,10 +1,17 @@
 """Small factories with keyword overrides, so a test states only what it is about."""
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from store import keys
 from store.models import ApiKey, Domain, Member, Organization
 
 _counter = iter(range(1, 10**9))
+
+
+def epoch(text: str) -> int:
+    """Seconds since the epoch of a UTC time written "2024-01-05T06:00:00", as reports hold it."""
+    return int(datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp())
 
 
 def make_org(name: str | None = None, plan: str = "free") -> Organization:

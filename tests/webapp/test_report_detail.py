@@ -5,12 +5,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from tests.factories import make_key, make_org, make_report
+from tests.factories import epoch, make_key, make_org, make_report
 from tests.webapp.helpers import assert_error, get
-
-
-def epoch(text: str) -> int:
-    return int(datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp())
 
 
 RECORDS = [

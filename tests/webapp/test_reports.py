@@ -3,18 +3,14 @@ from __future__ import annotations
 
 import csv
 import io
-from datetime import datetime, timezone
+from datetime import datetime
 
 import pytest
 
-from tests.factories import make_key, make_org, make_report
+from tests.factories import epoch, make_key, make_org, make_report
 from tests.webapp.helpers import assert_error, get
 
 FAIL = {"dkim": "fail", "spf": "fail"}
-
-
-def epoch(text: str) -> int:
-    return int(datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp())
 
 
 def window(begin: str, end: str) -> dict:
