@@ -45,16 +45,10 @@ POSTGRES = "postgresql://postgres@127.0.0.1:5432/rua_bench_metering"
 
 def metering(on: bool) -> None:
     """Put the metering step into the app (on) or take it out (the baseline it is measured
-    against). On Postgres the key look-up meters in the same statement: out, it only looks up."""
+    against)."""
     from webapp import quota
-    from webapp.auth import Authenticator
-    real = _REAL.setdefault("steps", (quota.gate, Authenticator.authenticate_metered))
-    if on:
-        quota.gate, Authenticator.authenticate_metered = real
-    else:
-        quota.gate = lambda *args, **kwargs: None
-        Authenticator.authenticate_metered = (
-            lambda self, header, now, **kwargs: (self.authenticate(header, now), None))
+    real = _REAL.setdefault("gate", quota.gate)
+    quota.gate = real if on else (lambda *args, **kwargs: None)
 
 
 _REAL: dict = {}

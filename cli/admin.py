@@ -13,7 +13,8 @@ from cli.session import open_store, redacted
 from store import meter_path, sqlite_path
 from store.ids import normalize_ulid
 from store.migrations import current_version, latest_version, migrate
-from store.models import PLANS, ROLES, Member, Organization
+from store.models import ROLES, Member, Organization
+from store.plans import NAMES as PLANS
 
 MAX_ORG_NAME = 200
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")

@@ -101,34 +101,6 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
     return _sqlite_admit(params, abuse)
 
 
-def admit_key(digest: str, at, now: int, *, heavy: bool, plans: dict,
-              abuse: Abuse = Abuse()) -> tuple[tuple | None, Tally | None]:
-    """Postgres only: look a key up by digest and meter its request, in one round trip.
-
-    Returns the key's row (id, org_id, member_id, scope, expires_at, revoked_at, last_used_at,
-    role, plan) or None, and the Tally, or None when the key may not be metered (revoked,
-    expired at `at`, or its plan not among plans: {name: (hourly, heavy) limits, None = none}).
-    """
-    names = sorted(plans)
-    params = {"digest": digest, "at": at, "now": now, "abuse": abuse.limit,
-              "hour": hour_of(now), "weight": int(heavy), "plans": names,
-              "hourlies": [_cap(plans[n][0]) for n in names],
-              "heavies": [_cap(plans[n][1]) for n in names]}
-    row = _pg_run(statements.PG_AUTH_PREPARE, statements.PG_AUTH_EXECUTE, params)
-    if row is None:
-        return None, None
-    key, (metered, hit, used, heavy_used) = row[:9], row[9:]
-    if not metered:
-        return key, None
-    limit, heavy_limit = plans[key[8]]
-    params.update(org=key[1], key=key[0], limit=_cap(limit), heavy_limit=_cap(heavy_limit))
-    return key, _settled(params, abuse, hit, used, heavy_used)
-
-
-def _cap(limit: int | None) -> int:
-    return UNCAPPED if limit is None else limit
-
-
 def _pg_run(prepare: str, execute: str, params: dict) -> tuple | None:
     """Run a prepared statement; planning it costs more than running it, so each pooled
     connection prepares it once."""

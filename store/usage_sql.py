@@ -128,44 +128,6 @@ PG_ARGS = (("org", "text"), ("key", "text"), ("now", "bigint"), ("abuse", "integ
            ("heavy_limit", "integer"))
 
 
-# Postgres resolves the key and meters its request in one statement, one round trip instead of
-# two: `who` is the key with its member's role and its organization's plan (what webapp.auth
-# checks), `ok` the same key when it may be metered (neither revoked nor expired, a plan with
-# limits) with its plan's limits, then the two upserts of PG_ADMIT. Columns: the key's nine,
-# then 1 when it was metered, hit, and the organization's allowed and heavy (as PG_ADMIT).
-PG_AUTH_ADMIT = f"""
-WITH who AS (
-  SELECT k.id, k.org_id, k.member_id, k.scope, k.expires_at, k.revoked_at, k.last_used_at,
-         m.role, o.plan
-  FROM api_key k JOIN member m ON m.id = k.member_id AND m.org_id = k.org_id
-  JOIN organization o ON o.id = k.org_id
-  WHERE k.digest = {{digest}}
-), ok AS (
-  SELECT who.org_id, who.id AS key_id, p.hourly, p.heavy_cap
-  FROM who JOIN unnest({{plans}}, {{hourlies}}, {{heavies}}) AS p (plan, hourly, heavy_cap)
-    ON p.plan = who.plan
-  WHERE who.revoked_at IS NULL AND (who.expires_at IS NULL OR who.expires_at > {{at}})
-), keyed AS ({_key_hit("ok.org_id", "ok.key_id", "FROM ok",
-                      ("excluded.org_id", "excluded.key_id")).replace("{counted}", "1")}
-), org AS (
-  INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at, newest, ring)
-  SELECT ok.org_id, '', {{hour}}, 1, 0, {{weight}}, {{now}}, 0, 0 FROM ok
-  WHERE EXISTS (SELECT 1 FROM keyed)
-  ON CONFLICT (org_id, key_id, hour) DO UPDATE
-  SET allowed = "usage".allowed + 1, heavy = "usage".heavy + excluded.heavy
-  WHERE "usage".allowed < (SELECT hourly FROM ok)
-    AND "usage".heavy + excluded.heavy <= (SELECT heavy_cap FROM ok)
-  RETURNING allowed, heavy
-)
-SELECT who.id, who.org_id, who.member_id, who.scope, who.expires_at, who.revoked_at,
-       who.last_used_at, who.role, who.plan, (SELECT COUNT(*) FROM ok),
-       (SELECT COUNT(*) FROM keyed), (SELECT allowed FROM org), (SELECT heavy FROM org)
-FROM who, (SELECT set_config('synchronous_commit', 'off', true)) AS async"""
-PG_AUTH_ARGS = (("digest", "text"), ("at", "timestamp"), ("now", "bigint"), ("abuse", "integer"),
-                ("hour", "bigint"), ("weight", "integer"), ("plans", "text[]"),
-                ("hourlies", "integer[]"), ("heavies", "integer[]"))
-
-
 def _prepared(name: str, template: str, args: tuple) -> tuple[str, str]:
     """PREPARE and EXECUTE texts of a statement whose values are named {name} in template."""
     prepare = "PREPARE {} ({}) AS {}".format(
@@ -175,7 +137,6 @@ def _prepared(name: str, template: str, args: tuple) -> tuple[str, str]:
 
 
 PG_PREPARE, PG_EXECUTE = _prepared("rua_admit", PG_ADMIT, PG_ARGS)
-PG_AUTH_PREPARE, PG_AUTH_EXECUTE = _prepared("rua_auth_admit", PG_AUTH_ADMIT, PG_AUTH_ARGS)
 
 
 @functools.lru_cache(maxsize=None)

@@ -7,10 +7,10 @@ from datetime import datetime, timedelta
 
 from flask import g
 
-from store import keys, usage
-from store.clock import to_epoch
+from store import keys
 from store.compiled import Compiled
 from store.models import ApiKey, Member, Organization
+from store.plans import PLANS
 from store.versioned import Versioned
 from webapp.errors import ApiError
 
@@ -24,7 +24,6 @@ ROLE_PERMISSIONS = {
 }
 # Every v1 permission is a read: both scopes allow all of them; the role narrows.
 SCOPE_PERMISSIONS = {"read": frozenset(PERMISSIONS), "full": frozenset(PERMISSIONS)}
-NO_API_PLANS = frozenset({"none"})
 # The key's own row keeps the day of its last use, which outlives the request counters' 92
 # days; the second comes from the counters (store.usage.per_key), written by every request
 # anyway. A write to the store makes every worker let go of the keys and blobs it holds, so a
@@ -84,14 +83,6 @@ class Authenticator:
         except ApiError:
             return None
 
-    def authenticate_metered(self, header: str | None, now: datetime, *, heavy: bool,
-                             plans: dict) -> tuple[Principal, usage.Tally | None]:
-        """Postgres: the key looked up and its request metered in one round trip; the Tally is
-        None when the key may not be metered (the checks then say why, or the plan is unknown)."""
-        row, tally = usage.admit_key(_digest_of(header), now, to_epoch(now), heavy=heavy,
-                                     plans=plans)
-        return _admitted(_entry(row) if row else None, now), tally
-
 
 def _digest_of(header: str | None) -> str:
     """The digest of the bearer key the header carries; 401 when there is none to look up."""
@@ -112,7 +103,8 @@ def _admitted(entry: _Entry | None, now: datetime) -> Principal:
         raise unauthorized("key_revoked", token_sent=True)
     if entry.expires_at is not None and entry.expires_at <= now:
         raise unauthorized("key_expired", token_sent=True)
-    if entry.principal.plan in NO_API_PLANS:
+    plan = PLANS.get(entry.principal.plan)
+    if plan is not None and not plan.api:
         raise unauthorized("not_entitled", token_sent=True)
     if entry.last_used_at is None or now - entry.last_used_at >= TOUCH_EVERY:
         _touch(entry.principal.key_id, now)

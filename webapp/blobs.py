@@ -18,9 +18,6 @@ from store.models import Domain, DomainDay, Organization
 from store.versioned import Versioned
 from webapp.errors import ApiError
 
-OVERVIEW_CAP = {"free": 2, "team": 4, "unlimited": 8}
-
-
 # The request headers that can make an answer 304 or 412; without any, it is a plain 200.
 CONDITIONS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_MATCH",
               "HTTP_IF_UNMODIFIED_SINCE")
@@ -96,8 +93,8 @@ def headers(blob: snapshots.Blob) -> list:
 
 def _compute(kind: str, variant: str, stale_blob):
     org_id, now, config = g.principal.org_id, g.now, current_app.config["RUA"]
-    cap = OVERVIEW_CAP.get(g.principal.plan, OVERVIEW_CAP["free"])
-    with locks.slot(f"overview.{org_id}", cap, config.lock_dir) as number:
+    slots = g.quota.plan.overview_slots
+    with locks.slot(f"overview.{org_id}", slots, config.lock_dir) as number:
         if number is None:
             if stale_blob is not None:
                 return stale_blob     # busy: an older answer beats none

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from flask import current_app, g, request
 
-from store import is_postgres
 from webapp import blob_lane, quota, storage
 
 
@@ -30,12 +29,7 @@ def gatekeep():
         raise lane.error
     ctx.now = now = app.config["RUA_CLOCK"]()
     auth, header = app.extensions["rua.auth"], req.headers.get("Authorization")
-    heavy, counted = quota.route_kind(req.url_rule.rule)
-    if counted and is_postgres():
-        # On Postgres the key look-up and the metering are one round trip.
-        principal, tally = auth.authenticate_metered(header, now, heavy=heavy, plans=quota.LIMITS)
-    else:
-        principal, tally = auth.authenticate(header, now, ctx.store_version), None
-    ctx.principal = principal
+    ctx.principal = principal = auth.authenticate(header, now, ctx.store_version)
     # Metering follows at once; the permission check (403) is the view's `requires`.
-    quota.gate(ctx, principal, now, heavy=heavy, counted=counted, tally=tally)
+    heavy, counted = quota.route_kind(req.url_rule.rule)
+    quota.gate(ctx, principal, now, heavy=heavy, counted=counted)

@@ -1,7 +1,7 @@
-"""Plans and their hourly quotas: meter each authenticated request, refuse when spent, say so in headers.
+"""Hourly quotas: meter each authenticated request, refuse when spent, say so in headers.
 
-The counting itself lives in store.usage (one short transaction of conditional upserts, exact
-across workers and hosts); this module knows the plans, the 429s and the header formats.
+The counting lives in store.usage (exact across workers and hosts) and the plans' limits in
+store.plans; this module turns them into verdicts, 429s and header fields.
 """
 from __future__ import annotations
 
@@ -14,30 +14,12 @@ from flask import g
 
 from store import usage
 from store.clock import to_epoch
+from store.plans import PLANS, Plan
 from webapp.errors import ApiError
 
 NEAR_CAP = 10                        # percent of the hour left at or below which it is near_cap
 HEAVY_RULE = re.compile(r"/domains/<[^>]+>/health$")
 UNCOUNTED_RULE = re.compile(r"/api-keys/usage$")
-
-
-@dataclass(frozen=True)
-class Plan:
-    hourly: int | None               # requests per clock hour; None: no cap
-    heavy: int | None                # heavy-route requests per clock hour
-
-    @property
-    def capped(self) -> bool:
-        return self.hourly is not None
-
-
-PLANS = {
-    "free": Plan(1_000, 60),
-    "team": Plan(10_000, 600),
-    "unlimited": Plan(None, None),
-}
-# {plan: (hourly, heavy)}: what store.usage.admit_key meters by.
-LIMITS = {name: (plan.hourly, plan.heavy) for name, plan in PLANS.items()}
 
 
 @dataclass(frozen=True)
@@ -80,15 +62,13 @@ def crossed_near_cap(verdict: Verdict) -> bool:
             and near_cap(left, limit) and not near_cap(left + 1, limit))
 
 
-def meter(principal, now: datetime, *, heavy: bool = False, counted: bool = True,
-          tally: usage.Tally | None = None) -> Verdict:
-    """Count one request of the principal's organization and key (or only abuse-check it);
-    a tally already counted (store.usage.admit_key) is taken as it is."""
+def meter(principal, now: datetime, *, heavy: bool = False, counted: bool = True) -> Verdict:
+    """Count one request of the principal's organization and key (or only abuse-check it)."""
     plan, epoch = plan_of(principal.plan), to_epoch(now)
-    if tally is None and counted:
+    if counted:
         tally = usage.admit(principal.org_id, principal.key_id, epoch, limit=plan.hourly,
                             heavy_limit=plan.heavy, heavy=heavy)
-    elif tally is None:
+    else:
         tally = usage.peek(principal.org_id, principal.key_id, epoch)
     verdict = Verdict(plan, tally, epoch, heavy)
     if crossed_near_cap(verdict):
@@ -131,11 +111,9 @@ def route_kind(rule: str) -> tuple[bool, bool]:
     return bool(HEAVY_RULE.search(rule)), not UNCOUNTED_RULE.search(rule)
 
 
-def gate(ctx, principal, now: datetime, *, heavy: bool, counted: bool,
-         tally: usage.Tally | None = None) -> None:
-    """The gatekeeper's step after authentication: meter (unless tally says it was), then
-    refuse with 429 if spent."""
-    ctx.quota = verdict = meter(principal, now, heavy=heavy, counted=counted, tally=tally)
+def gate(ctx, principal, now: datetime, *, heavy: bool, counted: bool) -> None:
+    """The gatekeeper's step after authentication: meter, then refuse with 429 if spent."""
+    ctx.quota = verdict = meter(principal, now, heavy=heavy, counted=counted)
     error = refusal(verdict)
     if error is not None:
         raise error

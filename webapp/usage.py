@@ -8,7 +8,8 @@ from store.clock import from_epoch
 from store.models import ApiKey
 from webapp import params
 from webapp.auth import requires
-from webapp.quota import Plan, near_cap
+from store.plans import Plan
+from webapp.quota import near_cap
 
 bp = Blueprint("usage", __name__)
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import pathlib
-from datetime import datetime
 
 import pytest
 
 import store
-from store import keys, open_db, usage, usage_sql
+from store import open_db, usage, usage_sql
 from store.models import Event, Usage
 from tests.factories import make_key, make_org
 
@@ -270,45 +269,6 @@ def test_metering_goes_on_while_a_long_write_holds_the_stores_own_file(key, conf
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-
-
-@pytest.fixture
-def postgres(database, config):
-    if config.is_sqlite:
-        pytest.skip("Postgres folds the key look-up and the metering into one statement")
-
-
-PLANS = {"capped": (2, 1), "open": (None, None)}
-
-
-def _admit_key(digest, at=datetime(2026, 3, 1, 12), now=HOUR, heavy=False):
-    return usage.admit_key(digest, at, now, heavy=heavy, plans=PLANS, abuse=NO_ABUSE)
-
-
-def test_admit_key_knows_nothing_of_an_unknown_digest_and_meters_nothing(postgres):
-    assert _admit_key(keys.digest(keys.new_key())) == (None, None)
-    assert Usage.select().count() == 0
-
-
-def test_admit_key_returns_the_key_and_meters_its_request_as_admit_does(postgres):
-    org = make_org(plan="capped")
-    row, plaintext = make_key(org)
-    key, tally = _admit_key(keys.digest(plaintext))
-    assert key[:2] == (row.id, org.id) and key[8] == "capped"
-    assert (tally.outcome, tally.used) == ("allowed", 1)
-    assert _admit_key(keys.digest(plaintext))[1].used == 2
-    refused = _admit_key(keys.digest(plaintext))[1]
-    assert refused.outcome == "quota" and usage.hour_counts(org.id, HOUR) == (2, 1, 0)
-
-
-@pytest.mark.parametrize("fields, plan", [({"revoked_at": datetime(2026, 1, 1)}, "open"),
-                                          ({"expires_at": datetime(2026, 3, 1, 12)}, "open"),
-                                          ({}, "none")])
-def test_admit_key_meters_no_key_that_may_not_be_used(postgres, fields, plan):
-    _, plaintext = make_key(make_org(plan=plan), **fields)
-    key, tally = _admit_key(keys.digest(plaintext))
-    assert key is not None and tally is None
-    assert Usage.select().count() == 0
 
 
 @pytest.fixture

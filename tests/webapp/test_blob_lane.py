@@ -15,6 +15,7 @@ from snapshotter import jobs
 from store import keys, snapshots, usage
 from store.clock import to_epoch
 from store.models import ApiKey
+from store.plans import PLANS
 from tests.factories import make_key, make_org, make_usage
 from tests.snapshotter.reports import NOW, TODAY, report_on
 from tests.webapp.helpers import assert_error, get
@@ -337,9 +338,8 @@ def test_storage_failing_after_the_lane_counted_a_request_is_503_and_counted_onc
 
 def test_a_plan_that_no_longer_resolves_in_the_lane_is_503_plan_unavailable(
         client, lane_key, flask_handled, monkeypatch):
-    from webapp import quota
     assert [get(client, OVERVIEW, lane_key).status_code for _ in range(2)] == [200, 200]
-    monkeypatch.delitem(quota.PLANS, "team")        # no store write: what is held stays held
+    monkeypatch.delitem(PLANS, "team")        # no store write: what is held stays held
     assert_error(get(client, OVERVIEW, lane_key), 503, "plan_unavailable")
 
 

@@ -6,15 +6,15 @@ from datetime import datetime
 import pytest
 
 from store.clock import to_epoch
+from store.plans import PLANS
 from tests.factories import make_key, make_org, make_usage
 from tests.webapp.helpers import assert_error, get
-from webapp import quota
 from webapp import usage as page
 
 NOON = datetime(2025, 6, 1, 12, 30, 0)
 HOUR = to_epoch(datetime(2025, 6, 1, 12, 0, 0))
 TODAY = to_epoch(datetime(2025, 6, 1))
-FREE = quota.PLANS["free"]
+FREE = PLANS["free"]
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def test_points_sum_hours_into_their_day_and_zero_fill_the_rest():
 
 @pytest.mark.parametrize("plan, ever, used, refused, state", [
     (FREE, False, 0, 0, "no_traffic"),
-    (quota.PLANS["unlimited"], True, 5, 0, "unlimited"),
+    (PLANS["unlimited"], True, 5, 0, "unlimited"),
     (FREE, True, 1000, 3, "capped"),
     (FREE, True, 10, 3, "capped"),
     (FREE, True, 900, 0, "near_cap"),
@@ -166,6 +166,6 @@ def test_the_usage_endpoint_needs_integration_read(client, free):
 
 @pytest.mark.parametrize("refused, words", [(1, "1 request was refused"), (3, "3 requests were refused")])
 def test_the_capped_sentence_counts_in_plain_english(refused, words):
-    summary = page.verdict(quota.PLANS["free"], ever=True, used=10, remaining=990, reset=3600,
+    summary = page.verdict(PLANS["free"], ever=True, used=10, remaining=990, reset=3600,
                            refused=refused, days=1)["summary"]
     assert summary.startswith(words)
