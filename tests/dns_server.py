@@ -1,6 +1,7 @@
 """A real authoritative DNS server on 127.0.0.1 (UDP and TCP, one port) for the tests.
 
-Zones are zone-file text per origin; faults are injected by name and hold for the names under it:
+Zones are zone-file text per origin; a name outside them is NXDOMAIN (NODATA for a parent of one,
+as under the root). Faults are injected by name and hold for the names under it:
 `servfail`, `refused`, `silent` (never answers), `truncate` (UDP answer with TC, the full one
 over TCP), `authenticated` (sets the AD bit, standing in for a validating resolver).
 """
@@ -167,7 +168,9 @@ class DNSServer:
         """Authoritative answer, following CNAMEs through the zones served."""
         zone = self._zone_for(qname)
         if zone is None:
-            response.set_rcode(dns.rcode.REFUSED)
+            # As the root would: a parent of a zone served exists (no data), anything else not.
+            if not any(origin.is_subdomain(qname) for origin in self.zones):
+                response.set_rcode(dns.rcode.NXDOMAIN)
             return
         response.flags |= dns.flags.AA
         for _ in range(MAX_CNAME_HOPS):

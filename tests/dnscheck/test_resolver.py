@@ -63,8 +63,16 @@ def test_wildcard_answers_for_any_name_under_it(lookup):
     assert lookup.txt("wild.example.com").outcome == MISSING
 
 
-def test_a_name_outside_every_zone_is_refused_and_so_unknown(lookup):
-    answer = lookup.txt("example.org")
+def test_outside_the_zones_served_a_name_is_nxdomain_and_a_parent_of_one_nodata(lookup):
+    assert lookup.txt("example.org").nxdomain
+    assert lookup.txt("_dmarc.com").nxdomain
+    answer = lookup.txt("com")
+    assert (answer.outcome, answer.nxdomain) == (MISSING, False)
+
+
+def test_refused_is_unknown_not_missing(dns_server, lookup):
+    dns_server.fault("example.com", "refused")
+    answer = lookup.txt("example.com")
     assert (answer.outcome, answer.why) == (UNKNOWN, "REFUSED")
 
 
