@@ -57,6 +57,7 @@ def a_year_of_rollups(org, ips=100):
                                for n in range(365)]).execute()
 
 
+@pytest.mark.slow
 def test_parallel_computing_requests_beyond_the_free_cap_of_2_are_refused(server):
     org = make_org(plan="free")
     a_year_of_rollups(org)
