@@ -10,6 +10,11 @@ taken inside it around the work (interpreter start and imports excluded); "proce
 the whole child (start-up and imports included: wall around it, CPU and peak RSS from wait4).
 The row "rua ingest" is the command a user runs, `rua ingest --org bench FILE...` into a fresh
 SQLite store, timed as a whole process only.
+
+With `--against TREE` (another source tree, e.g. `git archive REV | tar -x -C TREE` with a change
+applied) it measures instead rua parse and parse+store from this tree and from TREE, in
+`--rounds` interleaved rounds (shuffled each round), and prints each tree's median work CPU and
+TREE's ratio to this tree's per round: what a mechanism is worth, on a machine whose speed moves.
 """
 from __future__ import annotations
 
@@ -17,7 +22,9 @@ import argparse
 import json
 import os
 import pathlib
+import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,9 +56,10 @@ print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_ti
 """
 
 
-def rua_worker(mode: str) -> None:
-    """Parse (mode "parse") or parse and store into a fresh SQLite file (mode "store")."""
-    sys.path.insert(0, str(ROOT))
+def rua_worker(mode: str, root: str) -> None:
+    """Parse (mode "parse") or parse and store into a fresh SQLite file (mode "store"), with the
+    code of the source tree root."""
+    sys.path.insert(0, root)
     from config import Config
     files = json.load(sys.stdin)
     accepted = rejected = 0
@@ -216,6 +224,45 @@ def ratios(rows: dict, goal: float, memory: bool = False) -> None:
         print(line)
 
 
+def large_report(folder: str, records: int) -> str:
+    """Write the generated large report into folder; its path."""
+    sys.path.insert(0, str(ROOT))
+    from demo.reports import write_large_report
+    path = os.path.join(folder, f"google.com!example.com!{records}.xml")
+    write_large_report(path, records, seed=1)
+    return path
+
+
+def compare_trees(args) -> None:
+    """Work CPU of parse and parse+store, this tree against args.against, interleaved rounds."""
+    trees = {"this tree": str(ROOT), "against": str(pathlib.Path(args.against).resolve())}
+    corpus = corpus_files(pathlib.Path(args.corpus))
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
+          f"against = {trees['against']}")
+    with tempfile.TemporaryDirectory(prefix="rua-bench-large-") as folder:
+        inputs = {f"corpus ({len(corpus)} files)": corpus,
+                  f"{args.records} records": [large_report(folder, args.records)]}
+        targets = [(tree, mode, data) for data in inputs for mode in ("parse", "store")
+                   for tree in trees]
+        cpu: dict[tuple, list[float]] = {target: [] for target in targets}
+        for number in range(args.rounds):
+            order = list(targets)
+            random.shuffle(order)
+            for tree, mode, data in order:
+                command = [sys.executable, __file__, "--worker", mode, "--root", trees[tree]]
+                cpu[(tree, mode, data)].append(run(command, inputs[data])["cpu"])
+            print(f"  round {number + 1} of {args.rounds} done", flush=True)
+    print(f"\n  {'':34}{'this tree':>10}{'against':>10}{'ratio':>8}{'(low-high)':>13}"
+          "   work CPU s, medians; ratio = against / this tree, per round")
+    for data in inputs:
+        for mode in ("parse", "store"):
+            mine, theirs = cpu[("this tree", mode, data)], cpu[("against", mode, data)]
+            ratio = [b / a for a, b in zip(mine, theirs)]
+            label = f"{data} {'parse' if mode == 'parse' else 'parse+store'}"
+            print(f"  {label:34}{statistics.median(mine):10.3f}{statistics.median(theirs):10.3f}"
+                  f"{statistics.median(ratio):8.2f}{f'({min(ratio):.2f}-{max(ratio):.2f})':>13}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default=os.environ.get("RUA_CORPUS") or str(DEFAULT_CORPUS),
@@ -225,10 +272,18 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs per measurement (corpus and large report); the fastest "
                              "by process CPU counts")
+    parser.add_argument("--against", metavar="TREE",
+                        help="compare rua parse and parse+store with the source tree TREE, "
+                             "interleaved, instead of measuring against parsedmarc")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds for --against (default 5)")
     parser.add_argument("--worker", choices=["parse", "store"], help=argparse.SUPPRESS)
+    parser.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        rua_worker(args.worker)
+        rua_worker(args.worker, args.root)
+        return
+    if args.against:
+        compare_trees(args)
         return
     parsedmarc = ensure_parsedmarc()
     version = subprocess.run([str(parsedmarc), "-c", "import parsedmarc; print(parsedmarc.__version__)"],
@@ -250,11 +305,8 @@ def main() -> None:
     table(f"corpus {corpus}: {len(files)} files, {size:.1f} MB", rows, len(files), "files")
     ratios(rows, 5)
 
-    sys.path.insert(0, str(ROOT))
-    from demo.reports import write_large_report
     with tempfile.TemporaryDirectory(prefix="rua-bench-large-") as folder:
-        path = os.path.join(folder, f"google.com!example.com!{args.records}.xml")
-        write_large_report(path, args.records, seed=1)
+        path = large_report(folder, args.records)
         size = os.path.getsize(path) / 1e6
         large = {name: best(cmd, [path], args.repeat) for name, cmd in commands.items()}
     table(f"one generated report: {args.records} records, {size:.1f} MB", large, args.records,

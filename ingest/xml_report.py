@@ -13,7 +13,7 @@ from lxml import etree
 
 from ingest.model import Document, ParsedRecord, ParsedReport, ReportError, ReportMeta
 from ingest.xml_fields import Fields, meta_from, record_from
-from ingest.xml_records import QuickRecords
+from ingest.xml_quick_records import QuickRecords
 from ingest.xml_text import NeedsRepair, clean_chunks, strict_chunks
 
 NAMESPACES = {"", "urn:ietf:params:xml:ns:dmarc-2.0", "http://dmarc.org/dmarc-xml/0.1",

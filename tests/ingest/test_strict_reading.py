@@ -13,7 +13,7 @@ from ingest.xml_text import CHUNK, NeedsRepair
 from tests.factories import make_org
 from tests.ingest import xmlbuild as xb
 from tests.ingest.test_hostile import MB, stream_large
-from tests.ingest.test_xml_records import document, outcome
+from tests.ingest.test_xml_quick_records import document, outcome
 from tests.ingest.test_xml_report import REFUSALS, WARNINGS
 
 
