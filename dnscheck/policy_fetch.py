@@ -1,0 +1,130 @@
+"""One HTTPS GET of an MTA-STS policy: to the address our resolver gave, verified for the name."""
+from __future__ import annotations
+
+import http.client
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+
+from dnscheck.resolver import gather
+
+PATH = "/.well-known/mta-sts.txt"
+MAX_BYTES = 64 * 1024
+# Two addresses at most, so an unreachable host costs two timeouts, not one per record.
+MAX_ADDRESSES = 2
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What the policy host answered, or `problem` saying why it did not."""
+
+    status: int = 0
+    content_type: str = ""
+    location: str = ""
+    body: bytes = b""
+    problem: str = ""
+    unknown: bool = False  # DNS could not tell the host's address: nothing was asked
+
+
+def fetch(lookup, host: str, *, port: int, timeout: float) -> Fetched:
+    """GET https://<host>:<port>/.well-known/mta-sts.txt, redirects not followed, body capped."""
+    answers = gather({"A": lambda: lookup.query(host, "A"),
+                      "AAAA": lambda: lookup.query(host, "AAAA")})
+    addresses = [a for answer in answers.values() if answer.found for a in answer.records]
+    if not addresses:
+        unknown = [answer.why for answer in answers.values() if answer.unknown]
+        if unknown:
+            return Fetched(unknown=True, problem=f"DNS could not tell the address of {host} "
+                                                 f"({unknown[0]})")
+        return Fetched(problem=f"{host} has no A or AAAA record")
+    fetched = Fetched()
+    for address in addresses[:MAX_ADDRESSES]:
+        try:
+            return _get(host, address, port, timeout)
+        except _ConnectFailed as failure:
+            fetched = Fetched(problem=f"could not connect to {address} port {port} ({failure})")
+    return fetched
+
+
+def _get(host: str, address: str, port: int, timeout: float) -> Fetched:
+    connection = _PinnedHTTPS(host, address, port, timeout)
+    response = None
+    try:
+        connection.request("GET", PATH, headers={"Accept": "text/plain",
+                                                 "User-Agent": "rua-dnscheck"})
+        sock = connection.sock  # getresponse() drops it from the connection when it will close
+        response = connection.getresponse()
+        fetched = Fetched(status=response.status,
+                          content_type=response.getheader("Content-Type", ""),
+                          location=response.getheader("Location", ""))
+        if response.status != 200:
+            return fetched
+        return Fetched(status=fetched.status, content_type=fetched.content_type,
+                       body=_read_capped(sock, response, time.monotonic() + timeout))
+    except _TooLarge:
+        return Fetched(problem=f"the policy is larger than {MAX_BYTES // 1024} KiB")
+    except ssl.SSLCertVerificationError as failure:
+        return Fetched(problem=f"its certificate is not valid for {host} "
+                               f"({failure.verify_message})")
+    except ssl.SSLError as failure:
+        return Fetched(problem=f"the TLS handshake with {host} failed ({failure.reason})")
+    except TimeoutError:
+        return Fetched(problem=f"{host} did not answer within {timeout:g} s")
+    except (OSError, http.client.HTTPException) as failure:
+        return Fetched(problem=f"{host} broke off the HTTPS exchange ({type(failure).__name__})")
+    finally:
+        if response is not None:
+            response.close()
+        connection.close()
+
+
+def _read_capped(sock, response, deadline: float) -> bytes:
+    """The body, at most MAX_BYTES, within the deadline even from a server that trickles it."""
+    length = response.getheader("Content-Length", "")
+    if length.isdigit() and int(length) > MAX_BYTES:
+        raise _TooLarge
+    body = bytearray()
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        sock.settimeout(remaining)
+        chunk = response.read1(16384)
+        if not chunk:
+            return bytes(body)
+        body += chunk
+        if len(body) > MAX_BYTES:
+            raise _TooLarge
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _ConnectFailed(Exception):
+    pass
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    """HTTPS for `host` (SNI, certificate name, Host header) over TCP to `address`.
+
+    The default context verifies the chain and the name; it honours SSL_CERT_FILE."""
+
+    def __init__(self, host: str, address: str, port: int, timeout: float):
+        self._address = address
+        self._tls = ssl.create_default_context()
+        super().__init__(host, port, timeout=timeout, context=self._tls)
+
+    def connect(self):
+        try:
+            raw = socket.create_connection((self._address, self.port), self.timeout)
+        except TimeoutError:
+            raise _ConnectFailed("timed out") from None
+        except OSError as failure:
+            raise _ConnectFailed(failure.strerror or type(failure).__name__) from None
+        try:
+            self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
+        except BaseException:
+            raw.close()
+            raise
