@@ -32,7 +32,7 @@ ROOT_ROUTES = {"/.well-known/api-catalog"}
 # Served under the base path, documented, needing no key.
 PUBLIC_PATHS = {"/openapi.json"}
 
-# api-v1.md, "Endpoints": path -> permission, and the error statuses each endpoint lists.
+# The contract's endpoints: path -> permission, and the error statuses each one lists.
 STANDARD = {401, 403, 429, 500, 503}
 CONTRACT = {
     "/reports": ("report:read", {400}),

@@ -1,4 +1,4 @@
-"""Grade bands, health states, policy strength and rate rounding: every edge of decisions.md."""
+"""Grade bands, health states, policy strength and rate rounding: every edge of the rules."""
 import pytest
 
 from snapshotter.grades import grade, health_state, policy_name, policy_strength, rate, whole
