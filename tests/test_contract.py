@@ -216,6 +216,7 @@ def corpus_org(config, database, corpus_dir):
         yield app.test_client(), {"Authorization": f"Bearer {key}"}
 
 
+@pytest.mark.slow   # the whole corpus ingested first: seconds on Postgres
 def test_every_real_report_of_the_corpus_matches_the_documented_shapes(corpus_org):
     client, headers = corpus_org
     detail, summary = schema_validator("ReportDetail"), schema_validator("ReportList")
@@ -238,6 +239,7 @@ FIGURES = [("/dashboard/overview", "Overview"), ("/statistics", "Statistics"),
            ("/api-keys/usage", "Usage"), ("/enums", "Enums")]
 
 
+@pytest.mark.slow   # the whole corpus ingested first: seconds on Postgres
 def test_figures_and_health_over_the_corpus_match_the_documented_shapes(corpus_org):
     client, headers = corpus_org
     for path, schema in FIGURES:

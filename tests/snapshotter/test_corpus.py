@@ -2,6 +2,7 @@
 from datetime import datetime, timedelta
 
 import orjson
+import pytest
 from peewee import fn
 
 from ingest.pipeline import ingest_paths
@@ -12,6 +13,7 @@ from tests.factories import make_org
 from tests.snapshotter.reports import straight_from_records
 
 
+@pytest.mark.slow   # the whole corpus ingested first: seconds on Postgres
 def test_trend_days_of_the_real_corpus_equal_the_records_summed_straight(corpus_dir, config, database):
     org = make_org()
     list(ingest_paths([str(corpus_dir / "aggregate")], config=config, org=org))
