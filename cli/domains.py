@@ -23,7 +23,7 @@ def domain():
 @click.pass_obj
 def domain_add(config, org_ref, name):
     """Monitor DOMAIN for ORG (id or name); a domain its reports introduced becomes `both`."""
-    ascii_name = _normal(name)
+    ascii_name = normal_name(name)
     with open_store(config) as database:
         target = resolve_org(org_ref)
         try:
@@ -47,13 +47,21 @@ def domain_add(config, org_ref, name):
 @click.argument("org_ref", metavar="ORG")
 @click.pass_obj
 def domain_list(config, org_ref):
-    """List the domains of ORG: name, source (manual, auto, both), DMARC verification state."""
+    """List the domains of ORG: name, source (manual, auto, both), the DMARC, TLS-RPT and
+    forensic verification states, and when DNS was last checked (`rua dns check`)."""
     with open_store(config):
         target = resolve_org(org_ref)
         rows = list(target.domains.order_by(Domain.name))
-    width = max((len(row.name) for row in rows), default=0)
-    for row in rows:
-        click.echo(f"{row.name:<{width}}  {row.source:<6}  {row.dmarc_state}")
+    table = [("DOMAIN", "SOURCE", "DMARC", "TLS-RPT", "FORENSIC", "DNS CHECKED")] + [
+        (row.name, row.source, row.dmarc_state, row.tlsrpt_state, row.forensic_state,
+         f"{row.dns_checked_at:%Y-%m-%dT%H:%M:%SZ}" if row.dns_checked_at else "never")
+        for row in rows]
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    for line, row in zip(table, [None] + rows):
+        text = "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
+        if row is not None and row.verified_source == "inherited" and row.inherited_from:
+            text += f"  (through {row.inherited_from})"
+        click.echo(text)
 
 
 @domain.command("remove")
@@ -67,7 +75,7 @@ def domain_remove(config, org_ref, name):
     `auto`); a `both` domain stays, as `auto`, because its reports still introduce it.
     Stored reports are kept either way.
     """
-    ascii_name = _normal(name)
+    ascii_name = normal_name(name)
     with open_store(config) as database:
         with database.atomic():
             target = resolve_org(org_ref)
@@ -90,7 +98,7 @@ def _mark_dirty(org):
      .where(Organization.id == org.id, Organization.dirty_since.is_null()).execute())
 
 
-def _normal(name: str) -> str:
+def normal_name(name: str) -> str:
     try:
         return normalize(name)
     except InvalidDomain as exc:

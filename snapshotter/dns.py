@@ -66,6 +66,30 @@ def dns_items(domain: str, view: dict) -> list[Item]:
     return items
 
 
+# Events the live check raises about one record kind (dnscheck/conditions.py): the kind is the
+# last part of the dedupe key, or fixed by the type.
+RECORD_EVENTS = {"dns_record_missing": None, "dns_record_invalid": None,
+                 "spf_lookup_limit": "spf", "weak_dkim_key": "dkim"}
+
+
+def event_kind(type_: str, dedupe_key: str) -> str:
+    """The record kind a DNS event is about ("" for any other event)."""
+    if type_ not in RECORD_EVENTS:
+        return ""
+    kind = RECORD_EVENTS[type_] or dedupe_key.rpartition(":")[2]
+    return kind if kind in KINDS else ""
+
+
+def without_repeats(gaps: list[Item], events: list[Item]) -> list[Item]:
+    """Event items a DNS gap item already says (the contract shows those as `dns_*` only)."""
+    shown = {item.type for item in gaps}
+    return [e for e in events if not (e.record_kind and f"dns_{e.record_kind}" in shown)]
+
+
+def any_error(view: dict) -> bool:
+    return any(entry["status"] == "error" for entry in view.values())
+
+
 def published_policy(dns: dict | None) -> str | None:
     """The p= of the DMARC record found by the live check, when it recorded one."""
     entry = (dns or {}).get("dmarc")

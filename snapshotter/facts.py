@@ -5,7 +5,7 @@ from datetime import date, timedelta
 
 from peewee import fn
 
-from snapshotter import day_totals
+from snapshotter import day_totals, dns
 from snapshotter.model import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
                                OrgFacts, Policy, Sender, Tally)
 from store import db, snapshots
@@ -121,13 +121,13 @@ def _add_senders(org_id: str, facts: OrgFacts):
 def _add_items(org_id: str, facts: OrgFacts):
     """Open events (not acknowledged, not cleared) become action items, newest first."""
     query = (Event.select(Event.type, Event.severity, Event.title, Event.detail, Event.link,
-                          Event.domain)
+                          Event.domain, Event.dedupe_key)
              .where(Event.org == org_id, Event.acknowledged == False,  # noqa: E712 (SQL)
                     Event.cleared_at.is_null())
              .order_by(Event.created_at.desc(), Event.id.desc()).tuples())
-    for type_, severity, title, detail, link, name in query:
+    for type_, severity, title, detail, link, name, key in query:
         item = Item(type_, EVENT_SEVERITY.get(severity, "low"), title, detail or title, link,
-                    "Open" if link else None)
+                    "Open" if link else None, dns.event_kind(type_, key))
         if name and name in facts.domains:
             facts.domains[name].items.append(item)
         else:

@@ -45,7 +45,8 @@ def assess(ledger: Ledger, name: str) -> Assessment:
     d = ledger.facts.domains[name]
     compliance = ledger.domain(name)
     view = dns.dns_view(name, d.dns)
-    items = sorted_items(dns.dns_items(name, view) + list(d.items))
+    gaps = dns.dns_items(name, view)
+    items = sorted_items(gaps + dns.without_repeats(gaps, d.items))
     return Assessment(name, compliance, view, health_score(compliance.score, dns.dns_score(view)),
                       items, domain_verdict(name, compliance, ledger.facts.report_address))
 
@@ -77,6 +78,10 @@ def empty_state(a: Assessment) -> dict:
         return {"healthy": False,
                 "message": f"No open action items, but the DNS records of {a.name} have not been "
                            "checked yet, so its health is not confirmed."}
+    if dns.any_error(a.dns):
+        return {"healthy": False,
+                "message": f"No open action items, but a DNS record of {a.name} is missing or "
+                           "malformed: see its dns entries."}
     if health_state(a.score) != "secure" or not a.compliance.tally.messages:
         return {"healthy": False, "message": "No open action items. " + a.verdict}
     return {"healthy": True,

@@ -63,6 +63,7 @@ class Item:
     suggested_action: str
     cta_url: str | None = None
     cta_label: str | None = None
+    record_kind: str = ""            # an event of the live DNS check: the record kind it is about
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The organization overview: org_health, domain cards worst first, action item counts."""
 from __future__ import annotations
 
+from snapshotter.dns import published_policy
 from snapshotter.grades import health_state, policy_name, whole
 from snapshotter.health import Assessment, assess
 from snapshotter.model import Item
@@ -13,10 +14,12 @@ def needs_attention(a: Assessment) -> bool:
     return bool(a.items) or (a.score is not None and health_state(a.score) != "secure")
 
 
-def card(a: Assessment, inherited_from: str) -> dict:
+def card(a: Assessment, inherited_from: str, published: str | None = None) -> dict:
     policy = a.compliance.policy
-    # An unreadable reported policy is shown as "", a domain without reports as none.
-    shown = "none" if policy is None else (policy.p if policy_name(policy) == policy.p else "")
+    # An unreadable reported policy is shown as "", a domain without reports as the one its
+    # DMARC record publishes (the live check), else none.
+    shown = (published or "none") if policy is None else (
+        policy.p if policy_name(policy) == policy.p else "")
     top = a.items[0] if a.items else None
     body = {"domain": a.name, "score": whole(a.score), "grade": a.grade, "verdict": a.verdict,
             "compliance_rate": a.compliance.compliance_rate,
@@ -60,5 +63,7 @@ def overview_doc(ledger: Ledger, assessments: list[Assessment] | None = None) ->
     }
     items = list(facts.org_items) + [i for a in assessments for i in a.items]
     return {"org_health": org_health,
-            "domain_cards": [card(a, facts.domains[a.name].inherited_from) for a in assessments],
+            "domain_cards": [card(a, facts.domains[a.name].inherited_from,
+                                  published_policy(facts.domains[a.name].dns))
+                             for a in assessments],
             "action_items_summary": summary(items)}

@@ -1,6 +1,8 @@
 """`rua domain add|list|remove`: one normal form, and the manual/auto/both sources."""
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from store.models import Domain
@@ -44,12 +46,18 @@ def test_the_same_domain_may_be_monitored_by_two_organizations(rua, acme):
     assert Domain.select().count() == 2
 
 
-def test_domain_list_shows_name_source_and_state(rua, acme):
-    make_domain(acme, name="b.example", source="auto", dmarc_state="verified")
+def test_domain_list_shows_name_source_the_three_states_and_the_last_check(rua, acme):
+    make_domain(acme, name="b.example", source="auto", dmarc_state="verified_inherited",
+                tlsrpt_state="not_published", forensic_state="published_not_ours",
+                verified_source="inherited", inherited_from="example",
+                dns_checked_at=datetime.datetime(2026, 3, 1, 12, 0, 5))
     make_domain(acme, name="a.example")
     make_domain(make_org("Beta"), name="c.example")
     assert [line.split() for line in ok(rua("domain", "list", "Acme"))] == [
-        ["a.example", "manual", "pending"], ["b.example", "auto", "verified"]]
+        ["DOMAIN", "SOURCE", "DMARC", "TLS-RPT", "FORENSIC", "DNS", "CHECKED"],
+        ["a.example", "manual", "pending", "pending", "pending", "never"],
+        ["b.example", "auto", "verified_inherited", "not_published", "published_not_ours",
+         "2026-03-01T12:00:05Z", "(through", "example)"]]
 
 
 @pytest.mark.parametrize("source", ["manual", "auto"])

@@ -68,6 +68,37 @@ def test_dns_gaps_become_action_items_most_urgent_first_and_empty_state_goes_awa
     assert doc["alert_count"] == 3 and "empty_state" not in doc
 
 
+def test_a_dns_event_the_gap_item_already_says_is_shown_once_as_the_dns_item():
+    checks = dict(ALL_OK, spf={"status": "error", "details": "Publish SPF."},
+                  tls_rpt={"status": "error", "details": "Fix rua=."})
+    spf = Item("dns_record_missing", "high", "SPF missing", "Publish SPF.", record_kind="spf")
+    tls = Item("dns_record_invalid", "high", "TLS-RPT invalid", "Fix rua=.", record_kind="tls_rpt")
+    doc = health_doc(ledger(dns=checks, items=[spf, tls]), "example.com", NOW)
+    assert [i["type"] for i in doc["action_items"]] == ["dns_spf", "dns_record_invalid"]
+    # DNS could not tell this time: the open event is the last word, so it is shown.
+    doc = health_doc(ledger(dns=dict(ALL_OK, spf={"status": "unknown", "details": "?"}),
+                            items=[spf]), "example.com", NOW)
+    assert [i["type"] for i in doc["action_items"]] == ["dns_record_missing"]
+
+
+@pytest.mark.parametrize("type_, key, kind", [
+    ("dns_record_missing", "dns_record_missing:example.com:spf", "spf"),
+    ("dns_record_invalid", "dns_record_invalid:example.com:mta_sts", "mta_sts"),
+    ("spf_lookup_limit", "spf_lookup_limit:example.com", "spf"),
+    ("weak_dkim_key", "weak_dkim_key:example.com", "dkim"),
+    ("new_sender", "new_sender:192.0.2.1", ""),
+    ("dns_record_missing", "dns_record_missing:example.com:nonsense", ""),
+])
+def test_a_dns_events_record_kind_comes_from_its_type_or_key(type_, key, kind):
+    assert dns.event_kind(type_, key) == kind
+
+
+def test_empty_state_is_not_healthy_while_any_record_is_in_error():
+    doc = health_doc(ledger(dns=dict(ALL_OK, dane={"status": "error", "details": "Bad TLSA."})),
+                     "example.com", NOW)
+    assert doc["action_items"] == [] and doc["empty_state"]["healthy"] is False
+
+
 def test_health_fields_follow_the_contract():
     senders = [Sender("192.0.2.1", 90, 90, 10, "Example Mail", "example-mail", "example-mail"),
                Sender("192.0.2.2", 10, 0, 10)]

@@ -52,6 +52,21 @@ def test_card_fields_policy_inheritance_forwarded_and_top_issue():
     assert doc["org_health"]["unique_source_ips"] == 7 and doc["org_health"]["forwarded_messages"] == 3
 
 
+def test_a_card_before_any_report_shows_the_policy_dns_publishes_and_its_dns_gaps():
+    dns = {"dmarc": {"status": "warning", "details": "p=none only monitors.", "policy": "none"},
+           "spf": {"status": "error", "details": "Publish SPF."}}
+    doc = overview(domain("new.example", dns=dns), domain("quiet.example"),
+                   domain("strict.example", dns={"dmarc": {"status": "ok", "details": "",
+                                                           "policy": "reject"}}))
+    cards = {c["domain"]: c for c in doc["domain_cards"]}
+    assert [cards[n]["policy"] for n in ("new.example", "quiet.example", "strict.example")] == [
+        "none", "none", "reject"]
+    assert (cards["new.example"]["top_issue_severity"], cards["new.example"]["action_count"]) == (
+        "high", 2)
+    assert doc["action_items_summary"]["high"] == 1
+    assert doc["org_health"]["domains_needing_attention"] == 1
+
+
 def test_verdicts_say_what_to_do_next():
     ledger = Ledger(OrgFacts(today=TODAY, domains={d.name: d for d in [
         domain("none.example", Tally(100, 99, 99, 99), Policy("none")),
