@@ -1,6 +1,9 @@
 """MTA-STS: the record and policy rules on plain values, then the check against local servers."""
 from __future__ import annotations
 
+import socket
+import time
+
 import pytest
 import trustme
 
@@ -8,6 +11,7 @@ from dnscheck import mta_sts
 from dnscheck.policy_fetch import Fetched
 from dnscheck.resolver import FOUND, MISSING, UNKNOWN, Answer, Lookup
 from tests.https_server import HTTPSServer
+from tests.servers import free_port
 
 RECORD = Answer(FOUND, ("v=STSv1; id=20240101T000000",))
 POLICY = "version: STSv1\r\nmode: enforce\r\nmx: mx1.example.com\r\nmx: *.backup.example.com\r\n" \
@@ -272,3 +276,21 @@ def test_offline_is_unknown_without_any_connection(dns_server, dns_config, https
     result = check(dns_config.replace(offline=True), https)
     assert result.status == "unknown"
     assert https.connections == 0 and dns_server.asked() == []
+
+
+def test_policy_host_that_never_answers_costs_the_timeout_only(dns_server, dns_config, https):
+    dns_server.zone("example.com", ZONE)
+    with socket.socket() as silent:  # accepts TCP (the kernel does), never speaks TLS
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        started = time.monotonic()
+        result = mta_sts.check(Lookup(dns_config), "example.com",
+                               port=silent.getsockname()[1], timeout=0.3)
+    assert time.monotonic() - started < 2
+    assert result.status == "error" and "did not answer within 0.3 s" in result.details
+
+
+def test_policy_host_refusing_connections_is_an_error(dns_server, dns_config, https):
+    dns_server.zone("example.com", ZONE)
+    result = mta_sts.check(Lookup(dns_config), "example.com", port=free_port())
+    assert result.status == "error" and "could not connect to 127.0.0.1" in result.details
