@@ -1,10 +1,11 @@
 """One HTTPS GET of an MTA-STS policy: to the address our resolver gave, verified for the name."""
 from __future__ import annotations
 
+import contextlib
 import http.client
 import socket
 import ssl
-import time
+import threading
 from dataclasses import dataclass
 
 from dnscheck.resolver import gather
@@ -48,54 +49,55 @@ def fetch(lookup, host: str, *, port: int, timeout: float) -> Fetched:
 
 
 def _get(host: str, address: str, port: int, timeout: float) -> Fetched:
+    """One exchange, cut off by a watchdog at `timeout` however slowly the server trickles."""
     connection = _PinnedHTTPS(host, address, port, timeout)
-    response = None
+    watchdog = threading.Timer(timeout, connection.cut)
+    watchdog.start()
     try:
-        connection.request("GET", PATH, headers={"Accept": "text/plain",
-                                                 "User-Agent": "rua-dnscheck"})
-        sock = connection.sock  # getresponse() drops it from the connection when it will close
-        response = connection.getresponse()
-        fetched = Fetched(status=response.status,
-                          content_type=response.getheader("Content-Type", ""),
-                          location=response.getheader("Location", ""))
-        if response.status != 200:
-            return fetched
-        return Fetched(status=fetched.status, content_type=fetched.content_type,
-                       body=_read_capped(sock, response, time.monotonic() + timeout))
+        return _exchange(connection)
     except _TooLarge:
         return Fetched(problem=f"the policy is larger than {MAX_BYTES // 1024} KiB")
-    except ssl.SSLCertVerificationError as failure:
-        return Fetched(problem=f"its certificate is not valid for {host} "
-                               f"({failure.verify_message})")
-    except ssl.SSLError as failure:
-        return Fetched(problem=f"the TLS handshake with {host} failed ({failure.reason})")
-    except TimeoutError:
-        return Fetched(problem=f"{host} did not answer within {timeout:g} s")
     except (OSError, http.client.HTTPException) as failure:
-        return Fetched(problem=f"{host} broke off the HTTPS exchange ({type(failure).__name__})")
+        return Fetched(problem=_failure(failure, connection.cut_off, host, timeout))
     finally:
-        if response is not None:
-            response.close()
+        watchdog.cancel()
         connection.close()
 
 
-def _read_capped(sock, response, deadline: float) -> bytes:
-    """The body, at most MAX_BYTES, within the deadline even from a server that trickles it."""
+def _exchange(connection: "_PinnedHTTPS") -> Fetched:
+    connection.request("GET", PATH, headers={"Accept": "text/plain",
+                                             "User-Agent": "rua-dnscheck"})
+    response = connection.getresponse()
+    try:
+        body = _read_capped(response) if response.status == 200 else b""
+    finally:
+        response.close()
+    if connection.cut_off:  # what came before the cut may be a truncated body
+        raise TimeoutError
+    return Fetched(status=response.status, content_type=response.getheader("Content-Type", ""),
+                   location=response.getheader("Location", ""), body=body)
+
+
+def _read_capped(response) -> bytes:
     length = response.getheader("Content-Length", "")
     if length.isdigit() and int(length) > MAX_BYTES:
         raise _TooLarge
     body = bytearray()
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError
-        sock.settimeout(remaining)
-        chunk = response.read1(16384)
-        if not chunk:
-            return bytes(body)
+    while chunk := response.read1(16384):
         body += chunk
         if len(body) > MAX_BYTES:
             raise _TooLarge
+    return bytes(body)
+
+
+def _failure(failure: Exception, cut_off: bool, host: str, timeout: float) -> str:
+    if cut_off or isinstance(failure, TimeoutError):
+        return f"{host} did not answer within {timeout:g} s"
+    if isinstance(failure, ssl.SSLCertVerificationError):
+        return f"its certificate is not valid for {host} ({failure.verify_message})"
+    if isinstance(failure, ssl.SSLError):
+        return f"the TLS handshake with {host} failed ({failure.reason})"
+    return f"{host} broke off the HTTPS exchange ({type(failure).__name__})"
 
 
 class _TooLarge(Exception):
@@ -114,7 +116,17 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
     def __init__(self, host: str, address: str, port: int, timeout: float):
         self._address = address
         self._tls = ssl.create_default_context()
+        self._tls_sock = None
+        self.cut_off = False
         super().__init__(host, port, timeout=timeout, context=self._tls)
+
+    def cut(self):
+        """The watchdog's end of the exchange: a read blocked in the other thread returns."""
+        self.cut_off = True
+        if self._tls_sock is not None:
+            with contextlib.suppress(OSError):
+                # The plain socket's shutdown: the TLS object stays with the reading thread.
+                socket.socket.shutdown(self._tls_sock, socket.SHUT_RDWR)
 
     def connect(self):
         try:
@@ -124,7 +136,9 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
         except OSError as failure:
             raise _ConnectFailed(failure.strerror or type(failure).__name__) from None
         try:
-            self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
+            self.sock = self._tls_sock = self._tls.wrap_socket(raw, server_hostname=self.host)
         except BaseException:
             raw.close()
             raise
+        if self.cut_off:
+            raise TimeoutError

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ssl
 import threading
+import time
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import trustme
@@ -19,7 +21,7 @@ class HTTPSServer:
     def __init__(self, ca: trustme.CA, names: list[str]):
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ca.issue_cert(*names).configure_cert(context)
-        self.answers: dict[tuple[str, str], tuple[int, dict, bytes]] = {}
+        self.answers: dict[tuple[str, str], tuple[int, dict, bytes, float]] = {}
         self.requests: list[tuple[str, str]] = []
         self.connections = 0
         self._httpd = _Server(("127.0.0.1", 0), _Handler, owner=self)
@@ -41,12 +43,14 @@ class HTTPSServer:
         self._httpd.server_close()
 
     def answer(self, host: str, body: bytes | str, *, status: int = 200,
-               content_type: str = "text/plain", path: str = POLICY_PATH, **headers) -> None:
-        """Answer GET https://<host><path> with this status, content type, headers and body."""
+               content_type: str = "text/plain", path: str = POLICY_PATH, trickle: float = 0,
+               **headers) -> None:
+        """Answer GET https://<host><path> with this status, content type, headers and body;
+        `trickle` seconds between bytes make a server that is slow but never silent."""
         raw = body.encode() if isinstance(body, str) else body
         fields = {"Content-Type": content_type} if content_type else {}
         fields.update({k.replace("_", "-"): v for k, v in headers.items()})
-        self.answers[(host.lower(), path)] = (status, fields, raw)
+        self.answers[(host.lower(), path)] = (status, fields, raw, trickle)
 
     def reset(self) -> None:
         self.answers.clear()
@@ -75,14 +79,17 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         host = (self.headers.get("Host") or "").rsplit(":", 1)[0].lower()
         owner.requests.append((host, self.path))
-        status, fields, body = owner.answers.get(
-            (host, self.path), (404, {"Content-Type": "text/plain"}, b"not found\n"))
-        self.send_response(status)
-        for name, value in fields.items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        status, fields, body, trickle = owner.answers.get(
+            (host, self.path), (404, {"Content-Type": "text/plain"}, b"not found\n", 0))
+        fields = {**fields, "Content-Length": str(len(body))}
+        head = f"HTTP/1.0 {status} {HTTPStatus(status).phrase}\r\n" + "".join(
+            f"{name}: {value}\r\n" for name, value in fields.items()) + "\r\n"
+        if not trickle:
+            self.wfile.write(head.encode() + body)
+            return
+        for byte in head.encode() + body:
+            self.wfile.write(bytes([byte]))
+            time.sleep(trickle)
 
     def log_message(self, format, *args):
         pass

@@ -294,3 +294,12 @@ def test_policy_host_refusing_connections_is_an_error(dns_server, dns_config, ht
     dns_server.zone("example.com", ZONE)
     result = mta_sts.check(Lookup(dns_config), "example.com", port=free_port())
     assert result.status == "error" and "could not connect to 127.0.0.1" in result.details
+
+
+def test_policy_host_trickling_bytes_is_cut_off_at_the_timeout(dns_server, dns_config, https):
+    dns_server.zone("example.com", ZONE)
+    https.answer("mta-sts.example.com", SERVED, trickle=0.05)
+    started = time.monotonic()
+    result = mta_sts.check(Lookup(dns_config), "example.com", port=https.port, timeout=0.5)
+    assert time.monotonic() - started < 2
+    assert result.status == "error" and "did not answer within 0.5 s" in result.details
