@@ -121,7 +121,7 @@ def _policy_verdict(domain, url, policy_id, fetched, mx, cta) -> Verdict:
         try:
             policy = parse_policy(fetched.body)
         except ValueError as invalid:
-            problem = f"it is invalid: {invalid}"
+            problem = f"is invalid: {invalid}"
     if problem:
         return Verdict(ERROR, f"The MTA-STS policy at {url} {problem}; senders act as if "
                               f"{domain} had no policy.", hosted_cta=cta, facts=facts)
@@ -156,8 +156,8 @@ def _cover_verdict(domain, policy: Policy, mx: Answer | None, cta, facts) -> Ver
     missed = uncovered(policy, hosts)
     if missed and policy.mode == "enforce":
         return Verdict(ERROR, f"The MTA-STS policy (mode enforce) has no mx: line matching "
-                              f"{', '.join(missed)}: senders refuse to deliver there; add it "
-                              "to the policy.", hosted_cta=cta, facts=facts)
+                              f"{', '.join(missed)}: senders refuse to deliver there until "
+                              "the policy lists it.", hosted_cta=cta, facts=facts)
     if missed:
         return Verdict(WARNING, f"MTA-STS is in testing mode and its mx: lines miss "
                                 f"{', '.join(missed)}: add them before switching to enforce, "
