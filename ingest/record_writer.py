@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from ingest.alignment import failure_summary, record_alignment
-from ingest import bulk
 from ingest.classify import AUTHENTICATED, REPUTATIONS, UNKNOWN_SENDER, Sender, classify
 from ingest.model import ReportError
 from ingest.rollups import Tally
+from store import compiled as sql
 from store.models import Record, Source
 
 BATCH = 500
@@ -84,7 +84,7 @@ class RecordWriter:
             if record.dkim == "pass" or record.spf == "pass":
                 self.compliant += record.count
             self._collect_selectors(record.auth_dkim)
-        bulk.insert_rows(Record, self.fields, rows, converted=True)
+        sql.insert_rows(Record, self.fields, rows, converted=True)
         for name, value in failure_summary(self.pending).items():
             self.summary[name] = self.summary.get(name, 0) + value
         self.pending = []
@@ -124,10 +124,10 @@ def known_senders(org_id: str, ips) -> dict[str, Sender]:
     ips = sorted(ips)
     if not ips:
         return {}
-    cursor = bulk.execute(("senders", len(ips)), lambda: (
-        f"SELECT {bulk.name(Source.ip)}, {bulk.name(Source.service_slug)}, "
-        f"{bulk.name(Source.abuse_status)} FROM {bulk.table(Source)} "
-        f"WHERE {bulk.name(Source.org)} = ? AND {bulk.name(Source.ip)} IN "
+    cursor = sql.execute(("senders", len(ips)), lambda: (
+        f"SELECT {sql.name(Source.ip)}, {sql.name(Source.service_slug)}, "
+        f"{sql.name(Source.abuse_status)} FROM {sql.table(Source)} "
+        f"WHERE {sql.name(Source.org)} = ? AND {sql.name(Source.ip)} IN "
         f"({', '.join(['?'] * len(ips))})"), [org_id, *ips])
     return {ip: Sender("service" if slug else "unknown",
                        status if status in REPUTATIONS else "unknown")

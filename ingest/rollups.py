@@ -6,8 +6,8 @@ day is the UTC day holding the midpoint of the report window. The upserts add to
 """
 from __future__ import annotations
 
-from ingest import bulk
 from ingest.classify import LIKELY_FORWARDED
+from store import compiled as sql
 from store.models import DailyRollup, DomainDay
 
 _SUMS = ("messages", "compliant", "spf_aligned_pass", "dkim_aligned_pass", "forwarded")
@@ -39,7 +39,7 @@ def save_daily(org_id: str, domain: str, day, tally: Tally):
     sums = [getattr(DailyRollup, name) for name in (*_SUMS, "reports")]
     key = [DailyRollup.org, DailyRollup.domain, DailyRollup.day, DailyRollup.source_ip]
     rows = [(org_id, domain, day, ip, *counts, 1) for ip, counts in tally.by_ip.items()]
-    bulk.insert_rows(DailyRollup, key + sums, rows, conflict=key, add=sums)
+    sql.insert_rows(DailyRollup, key + sums, rows, conflict=key, add=sums)
 
 
 def save_domain_day(org_id: str, domain: str, day, messages: int, policy: tuple, as_of: int):
@@ -51,7 +51,7 @@ def save_domain_day(org_id: str, domain: str, day, messages: int, policy: tuple,
               DomainDay.messages, *later]
 
     def build():
-        t, n = bulk.table(DomainDay), bulk.name
+        t, n = sql.table(DomainDay), sql.name
         newer = f"{t}.{n(DomainDay.policy_as_of)} <= excluded.{n(DomainDay.policy_as_of)}"
         sets = [f"{n(f)} = {t}.{n(f)} + excluded.{n(f)}" for f in fields[3:5]]
         sets += [f"{n(f)} = CASE WHEN {newer} THEN excluded.{n(f)} ELSE {t}.{n(f)} END"
@@ -61,4 +61,4 @@ def save_domain_day(org_id: str, domain: str, day, messages: int, policy: tuple,
                 f"ON CONFLICT ({', '.join(n(f) for f in fields[:3])}) "
                 f"DO UPDATE SET {', '.join(sets)}")
     values = (org_id, domain, day, 1, messages, *policy, as_of)
-    bulk.execute("domain_day", build, [f.db_value(v) for f, v in zip(fields, values)])
+    sql.execute("domain_day", build, [f.db_value(v) for f, v in zip(fields, values)])

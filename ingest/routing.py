@@ -1,8 +1,8 @@
 """Which organization a report belongs to: the one named, or the one monitoring its domain."""
 from __future__ import annotations
 
-from ingest import bulk
 from ingest.model import ReportError
+from store import compiled as sql
 from store.domain_names import organizational_domain
 from store.ids import normalize_ulid
 from store.models import Domain, Organization
@@ -39,11 +39,11 @@ def route(domain: str) -> Organization:
 
 
 def _monitoring(name: str) -> list[Organization]:
-    """The organizations with `name` among their domains, by name (one query, SQL written once)."""
+    """The organizations with `name` among their domains, by name."""
     fields = Organization._meta.sorted_fields
-    cursor = bulk.execute("route", lambda: (
-        f"SELECT DISTINCT {', '.join('o.' + bulk.name(f) for f in fields)} "
-        f"FROM {bulk.table(Organization)} o JOIN {bulk.table(Domain)} d "
-        f"ON d.{bulk.name(Domain.org)} = o.{bulk.name(Organization.id)} "
-        f"WHERE d.{bulk.name(Domain.name)} = ? ORDER BY o.{bulk.name(Organization.name)}"), (name,))
-    return [bulk.row(Organization, fields, values) for values in cursor.fetchall()]
+    return [sql.row(Organization, fields, values) for values in _MONITORING.run(name=name)]
+
+
+_MONITORING = sql.Compiled(lambda name: Organization.select()
+                           .join(Domain, on=(Domain.org == Organization.id))
+                           .where(Domain.name == name).distinct().order_by(Organization.name))

@@ -7,9 +7,10 @@ from datetime import date, timedelta
 
 from peewee import IntegrityError
 
-from ingest import bulk, rollups, routing
+from ingest import rollups, routing
 from ingest.model import ParsedReport, ReportError
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
+from store import compiled as sql
 from store import db
 from store.clock import from_epoch, utcnow
 from store.domain_names import InvalidDomain, normalize
@@ -67,12 +68,8 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None) -> Stored:
 
 def _stored(org_id: str, key: str) -> Report | None:
     """The report already stored under this dedupe key, if any."""
-    fields = Report._meta.sorted_fields
-    row = bulk.execute("stored", lambda: (
-        f"SELECT {', '.join(bulk.name(f) for f in fields)} FROM {bulk.table(Report)} "
-        f"WHERE {bulk.name(Report.org)} = ? AND {bulk.name(Report.dedupe_key)} = ?"),
-        (org_id, key)).fetchone()
-    return None if row is None else bulk.row(Report, fields, row)
+    rows = _STORED.run(org=org_id, key=key)
+    return sql.row(Report, Report._meta.sorted_fields, rows[0]) if rows else None
 
 
 def _store(parsed, org: Organization, domain: str, key: str, days, received_at) -> Report:
@@ -87,7 +84,7 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at) 
         testing=meta.testing, psd=meta.psd, discovery_method=meta.discovery_method,
         received_at=received_at)))
     fields = Report._meta.sorted_fields
-    bulk.insert_rows(Report, fields, [[report.__data__.get(f.name) for f in fields]])
+    sql.insert_rows(Report, fields, [[report.__data__.get(f.name) for f in fields]])
     writer = RecordWriter(report, domain, lambda model, values: _fit(model, warnings, values))
     writer.write_all(parsed.records)
     report.record_count = writer.records
@@ -98,9 +95,9 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at) 
     report.parse_warnings = (list(parsed.warnings) + warnings) or None   # complete only now
     totals = [Report.record_count, Report.total_messages, Report.compliant_messages,
               Report.compliance_rate, Report.failure_summary, Report.parse_warnings]
-    bulk.execute("totals", lambda: (
-        f"UPDATE {bulk.table(Report)} SET {', '.join(f'{bulk.name(f)} = ?' for f in totals)} "
-        f"WHERE {bulk.name(Report.id)} = ?"),
+    sql.execute("totals", lambda: (
+        f"UPDATE {sql.table(Report)} SET {', '.join(f'{sql.name(f)} = ?' for f in totals)} "
+        f"WHERE {sql.name(Report.id)} = ?"),
         [f.db_value(report.__data__[f.name]) for f in totals] + [report.id])
     report._dirty.clear()
     rollups.save_daily(org.id, domain, days[2], writer.tally)
@@ -108,26 +105,23 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at) 
     rollups.save_domain_day(org.id, domain, days[2], report.total_messages, policy,
                             meta.date_end)
     _monitor(org, domain, writer.selectors)
-    bulk.execute("dirty", lambda: (
-        f"UPDATE {bulk.table(Organization)} SET {bulk.name(Organization.dirty_since)} = ? "
-        f"WHERE {bulk.name(Organization.id)} = ? "
-        f"AND {bulk.name(Organization.dirty_since)} IS NULL"),
+    sql.execute("dirty", lambda: (
+        f"UPDATE {sql.table(Organization)} SET {sql.name(Organization.dirty_since)} = ? "
+        f"WHERE {sql.name(Organization.id)} = ? "
+        f"AND {sql.name(Organization.dirty_since)} IS NULL"),
         (Organization.dirty_since.db_value(utcnow()), org.id))
     return report
 
 
 def _monitor(org, domain: str, selectors: set):
     """The policy domain joins the org's domains (auto, or both when added by hand)."""
-    row = bulk.execute("monitor", lambda: (
-        f"SELECT {bulk.name(Domain.id)}, {bulk.name(Domain.source)}, "
-        f"{bulk.name(Domain.dkim_selectors)} FROM {bulk.table(Domain)} "
-        f"WHERE {bulk.name(Domain.org)} = ? AND {bulk.name(Domain.name)} = ?"),
-        (org.id, domain)).fetchone()
+    rows = _MONITORED.run(org=org.id, name=domain)
+    row = rows[0] if rows else None
     if row is None:
         fields = Domain._meta.sorted_fields
         values = Domain(org=org.id, name=domain, source="auto",
                         dkim_selectors=sorted(selectors)).__data__
-        bulk.insert_rows(Domain, fields, [[values.get(f.name) for f in fields]], ignore=True)
+        sql.insert_rows(Domain, fields, [[values.get(f.name) for f in fields]], ignore=True)
         return
     domain_id, source, stored_selectors = row
     known = list(Domain.dkim_selectors.python_value(stored_selectors) or [])
@@ -154,3 +148,10 @@ def _fit(model, warnings: list, values: dict) -> dict:
             if note not in warnings:
                 warnings.append(note)
     return values
+
+
+_STORED = sql.Compiled(lambda org, key: Report.select()
+                       .where(Report.org == org, Report.dedupe_key == key))
+_MONITORED = sql.Compiled(lambda org, name: Domain
+                          .select(Domain.id, Domain.source, Domain.dkim_selectors)
+                          .where(Domain.org == org, Domain.name == name))

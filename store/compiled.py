@@ -1,11 +1,35 @@
-"""Queries written once with peewee and turned into SQL once per database dialect.
+"""SQL text made once per database kind and run again with fresh values, always bound.
 
-Building SQL from peewee expressions costs more than running a small indexed query; the hot
-paths (GET /reports/{id}) reuse the text and only bind fresh values (always as parameters).
+Building SQL through peewee costs more than running a small indexed query (GET /reports/{id})
+and more than the database work when ingest writes a report of thousands of records; here a
+statement's text is made once and kept in one cache. Two ways to write it: Compiled for a query
+written with peewee, statement() and insert_rows for the ingest writes peewee builds value by
+value (multi-row inserts and upserts), where only the models' table and column names, quoted,
+enter the text. What it costs: a change to a model's columns needs no change here, but a
+statement's text is only ever built from names and `?` marks, never from a value.
 """
 from __future__ import annotations
 
+from itertools import chain
+
+from peewee import (BigIntegerField, CharField, FloatField, ForeignKeyField, IntegerField,
+                    TextField)
+
 from store import db
+
+BATCH = 500             # rows per INSERT: far below the parameter limits of SQLite and Postgres
+# Fields whose db_value leaves a value of the right Python type as it is (JSON and dates convert).
+_AS_IS = (BigIntegerField, CharField, FloatField, ForeignKeyField, IntegerField)
+_TEXTS: dict[tuple, object] = {}     # (database kind, statement key) -> its text
+
+
+def _cached(key, build):
+    """What build() makes for key, made once per database kind."""
+    key = (type(db.obj), key)
+    found = _TEXTS.get(key)
+    if found is None:
+        found = _TEXTS[key] = build()
+    return found
 
 
 class Compiled:
@@ -13,7 +37,6 @@ class Compiled:
 
     def __init__(self, build):
         self.build = build
-        self._by_dialect: dict = {}
 
     def _compile(self, names):
         marks = {name: f"\x00{name}\x00" for name in names}
@@ -23,14 +46,10 @@ class Compiled:
         return sql, [(p in slots if isinstance(p, str) else False, slots.get(p, p)) for p in params]
 
     def run(self, **values) -> list[tuple]:
-        database = db.obj
-        key = (type(database), tuple(sorted(values)))
-        compiled = self._by_dialect.get(key)
-        if compiled is None:
-            compiled = self._by_dialect[key] = self._compile(values)
-        sql, slots = compiled
+        names = tuple(sorted(values))
+        sql, slots = _cached((self, names), lambda: self._compile(names))
         params = [values[item] if named else item for named, item in slots]
-        return database.execute_sql(sql, params).fetchall()
+        return db.obj.execute_sql(sql, params).fetchall()
 
 
 def raw_rows(query) -> list[tuple]:
@@ -38,3 +57,69 @@ def raw_rows(query) -> list[tuple]:
     SQLite gives DATETIME and DATE columns as text, Postgres as datetime and date."""
     sql, params = query.sql()
     return db.obj.execute_sql(sql, params).fetchall()
+
+
+def name(field) -> str:
+    """A column's quoted name."""
+    return f'"{field.column_name}"'
+
+
+def table(model) -> str:
+    """A model's quoted table name."""
+    return f'"{model._meta.table_name}"'
+
+
+def statement(key, build) -> str:
+    """The SQL text build() writes (with ? for each parameter), in this database's marks."""
+    return _cached(key, lambda: build().replace("?", db.param))
+
+
+def execute(key, build, params=()):
+    """Run the statement built by build() (with ? for each parameter); the cursor."""
+    return db.execute_sql(statement(key, build), params)
+
+
+def row(model, fields, values):
+    """A model instance from a row selected in `fields` order (not dirty: nothing to save)."""
+    instance = model(**{f.name: f.python_value(value) for f, value in zip(fields, values)})
+    instance._dirty.clear()
+    return instance
+
+
+def converters(fields):
+    """Per field, the conversion a value needs before it is bound (None: none)."""
+    return [None if isinstance(f, _AS_IS) and not isinstance(f, TextField) else f.db_value
+            for f in fields]
+
+
+def insert_rows(model, fields, rows, *, conflict=(), add=(), ignore=False, converted=False):
+    """Insert tuples in `fields` order; a row hitting the `conflict` key adds its `add` columns.
+
+    ignore: a row that conflicts with any unique key is skipped. converted: the values are
+    already as the database takes them (JSON as text)."""
+    if not rows:
+        return
+    key = ("insert", model._meta.table_name, *(f.column_name for f in fields), "conflict",
+           *(f.column_name for f in conflict), "add", *(f.column_name for f in add), ignore)
+
+    def tail():
+        if ignore:
+            return " ON CONFLICT DO NOTHING"
+        if not conflict:
+            return ""
+        sums = ", ".join(f"{name(f)} = {table(model)}.{name(f)} + excluded.{name(f)}" for f in add)
+        return f" ON CONFLICT ({', '.join(name(f) for f in conflict)}) DO UPDATE SET {sums}"
+    head = statement(key + ("head",), lambda: (
+        f"INSERT INTO {table(model)} ({', '.join(name(f) for f in fields)}) VALUES "))
+    one = statement(key + ("one",), lambda: "(" + ", ".join(["?"] * len(fields)) + ")")
+    end = statement(key + ("tail",), tail)
+    convert = list(enumerate(converters(fields)))
+    plain = converted or all(c is None for _, c in convert)
+    for start in range(0, len(rows), BATCH):
+        chunk = rows[start:start + BATCH]
+        if plain:
+            params = list(chain.from_iterable(chunk))
+        else:
+            params = [value if c is None else c(value) for each in chunk
+                      for (_, c), value in zip(convert, each)]
+        db.execute_sql(head + ", ".join([one] * len(chunk)) + end, params)
