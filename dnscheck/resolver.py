@@ -1,6 +1,7 @@
 """DNS look-ups that keep apart "found", "does not exist" and "DNS could not tell"."""
 from __future__ import annotations
 
+import ipaddress
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -11,6 +12,8 @@ import dns.flags
 import dns.name
 import dns.rdatatype
 import dns.resolver
+
+from config import ConfigError
 
 FOUND, MISSING, UNKNOWN = "found", "missing", "unknown"
 OFFLINE = "offline (RUA_OFFLINE=1)"
@@ -46,7 +49,12 @@ class Lookup:
     def __init__(self, config):
         self.offline = bool(config.offline)
         self.timeout = float(config.dns_timeout)
-        self._resolver = None if self.offline else _resolver(config)
+        self._resolver, self._why = None, OFFLINE
+        if not self.offline:
+            try:
+                self._resolver = _resolver(config)
+            except dns.resolver.NoResolverConfiguration:
+                self._why = "no nameserver: set RUA_DNS_NAMESERVERS or /etc/resolv.conf"
         self._answers: dict[tuple[str, str], Answer] = {}
         self._pending: dict[tuple[str, str], threading.Lock] = {}
         self._lock = threading.Lock()
@@ -73,7 +81,7 @@ class Lookup:
 
     def _ask(self, name: str, rdtype: str) -> Answer:
         if self._resolver is None:
-            return Answer(UNKNOWN, why=OFFLINE)
+            return Answer(UNKNOWN, why=self._why)
         try:
             qname = dns.name.from_text(name)
             dns.rdatatype.from_text(rdtype)
@@ -108,12 +116,17 @@ def gather(calls: dict[str, Callable[[], T]], bound: int = 8) -> dict[str, T]:
 
 def _resolver(config) -> dns.resolver.Resolver:
     servers = [s.strip() for s in config.dns_nameservers.split(",") if s.strip()]
+    for server in servers:
+        try:
+            ipaddress.ip_address(server)
+        except ValueError:
+            raise ConfigError(f"RUA_DNS_NAMESERVERS: {server!r} is not an IP address") from None
     if servers:
         resolver = dns.resolver.Resolver(configure=False)
         resolver.nameservers = servers
-        resolver.port = int(config.dns_port)
     else:
         resolver = dns.resolver.Resolver()
+    resolver.port = int(config.dns_port)
     resolver.timeout = float(config.dns_timeout)
     # Retries inside one query stop here, so a silent server costs two timeouts, not ten.
     resolver.lifetime = 2 * float(config.dns_timeout)

@@ -97,6 +97,12 @@ def test_an_unreachable_nameserver_is_unknown(dns_server, dns_config):
     assert answer.outcome == UNKNOWN
 
 
+def test_a_nameserver_that_is_not_an_address_is_a_clear_error(dns_config):
+    from config import ConfigError
+    with pytest.raises(ConfigError, match="RUA_DNS_NAMESERVERS: 'dns.example' is not an IP"):
+        Lookup(dns_config.replace(dns_nameservers="127.0.0.1, dns.example"))
+
+
 def test_offline_answers_unknown_without_sending_a_packet(dns_server, dns_config):
     dns_server.zone("example.com", ZONE)
     answer = Lookup(dns_config.replace(offline=True)).txt("example.com")
