@@ -7,6 +7,7 @@ import binascii
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
+from dnscheck import tagged
 from dnscheck.resolver import Answer, Lookup, gather
 from dnscheck.verdict import ERROR, OK, UNKNOWN, WARNING, Verdict, hosted_cta
 
@@ -26,7 +27,7 @@ def judge_key(selector: str, domain: str, record: str) -> tuple[dict, str]:
     name = key_name(selector, domain)
     key = {"selector": selector, "type": "rsa", "bits": None, "status": ERROR}
     try:
-        tags = _tags(record)
+        tags = tagged.parse(record)
     except ValueError as problem:
         return key, f"The DKIM record at {name} cannot be read ({problem}): republish it."
     key["type"] = tags.get("k", "rsa").lower()
@@ -115,21 +116,9 @@ def check(lookup: Lookup, domain: str, selectors: list[str]) -> Verdict:
 def _is_key_record(record: str) -> bool:
     """A DKIM key record has a p= tag (RFC 6376 3.6.1); other TXT at the name are not keys."""
     try:
-        return "p" in _tags(record)
+        return "p" in tagged.parse(record)
     except ValueError:
         return record.strip().lower().startswith("v=dkim1")
-
-
-def _tags(record: str) -> dict[str, str]:
-    tags: dict[str, str] = {}
-    for part in record.split(";"):
-        name, equals, value = part.strip().partition("=")
-        if not part.strip():
-            continue
-        if not equals or not name.strip():
-            raise ValueError(f"'{part.strip()}' is not tag=value")
-        tags[name.strip().lower()] = value.strip()
-    return tags
 
 
 def _bits(kind: str, data: bytes) -> int | None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from dnscheck import tagged
 from dnscheck.resolver import Lookup
 from dnscheck.verdict import ERROR, OK, UNKNOWN, WARNING, Verdict, hosted_cta
 from store.domain_names import organizational_domain
@@ -62,19 +63,10 @@ def parse(record: str) -> tuple[dict[str, str], list[str]]:
     problems = []
     if not _EXACT_START.match(record):
         problems.append("must start with exactly v=DMARC1; (upper-case, then a semicolon)")
-    tags: dict[str, str] = {}
-    for part in record.split(";"):
-        part = part.strip()
-        if not part:
-            continue
-        name, equals, value = part.partition("=")
-        name, value = name.strip().lower(), value.strip()
-        if not equals or not name.isalpha():
-            problems.append(f"has '{part}', which is not tag=value")
-            continue
-        if name in tags:
-            problems.append(f"repeats the {name}= tag")
-        tags[name] = value
+    try:
+        tags = tagged.parse(record)
+    except ValueError as problem:
+        return {}, problems + [f"cannot be read ({problem})"]
     for name, allowed in _ALLOWED.items():
         if name in tags and tags[name].lower() not in allowed:
             problems.append(f"has an invalid {name}= value '{tags[name]}' "
