@@ -44,6 +44,22 @@ class Row:
     auth_spf: tuple = ()        # ((domain, scope, result), ...)
 
 
+@dataclass(frozen=True)
+class Policy:
+    """The DMARC record a domain publishes (RFC 9990 reporters show `testing` instead of pct)."""
+    p: str
+    sp: str = ""
+    np: str = ""
+    adkim: str = "r"
+    aspf: str = "r"
+    pct: int = 100
+    fo: str = "0"
+
+    @property
+    def testing(self) -> str:
+        return "y" if self.pct < 100 else "n"
+
+
 @dataclass
 class Meta:
     """report_metadata and policy_published of one report."""
@@ -53,14 +69,7 @@ class Meta:
     begin: int
     end: int
     domain: str
-    p: str
-    sp: str = ""
-    np: str = ""
-    adkim: str = "r"
-    aspf: str = "r"
-    pct: int = 100
-    fo: str = "0"
-    testing: str = "n"
+    policy: Policy
     extra_contact_info: str = ""
     generator: str = ""
     discovery_method: str = "psl"
@@ -116,18 +125,19 @@ def head(style: Style, meta: Meta) -> str:
     w.leaf("domain", meta.domain)
     if bis:
         w.leaf("discovery_method", meta.discovery_method)
-    w.leaf("adkim", meta.adkim)
-    w.leaf("aspf", meta.aspf)
-    w.leaf("p", meta.p)
-    w.leaf("sp", meta.sp or meta.p)
+    policy = meta.policy
+    w.leaf("adkim", policy.adkim)
+    w.leaf("aspf", policy.aspf)
+    w.leaf("p", policy.p)
+    w.leaf("sp", policy.sp or policy.p)
     if bis or style.np:
-        w.leaf("np", meta.np or meta.sp or meta.p)
+        w.leaf("np", policy.np or policy.sp or policy.p)
     if not bis:
-        w.leaf("pct", meta.pct)
+        w.leaf("pct", policy.pct)
     if style.fo or bis:
-        w.leaf("fo", meta.fo)
+        w.leaf("fo", policy.fo)
     if bis:
-        w.leaf("testing", meta.testing)
+        w.leaf("testing", policy.testing)
     w.close("policy_published")
     if bis:
         root = f'<feedback xmlns="{NAMESPACE_9990}"{style.root_attributes}>'

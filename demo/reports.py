@@ -15,7 +15,8 @@ import zipfile
 from dataclasses import dataclass
 
 from demo import senders as s
-from demo.report_xml import RFC7489, RFC9990, Meta, Style, document, head, record, FOOTER
+from demo.report_xml import (FOOTER, RFC7489, RFC9990, Meta, Policy, Style, document, head,
+                             record)
 
 OFFICE = (1.0, 1.05, 1.0, 1.02, 0.9, 0.25, 0.2)           # Monday first
 NEWSLETTER = (0.3, 1.8, 0.4, 1.6, 0.3, 0.1, 0.1)           # campaigns go out Tue and Thu
@@ -26,22 +27,22 @@ class Site:
     """A monitored domain: its daily volume, weekly rhythm, policy and who sends as it."""
     volume: int
     rhythm: tuple
-    policy: s.Policy
+    policy: Policy
     mix: tuple                                  # ((Stream, share of volume), ...)
-    later_policy: s.Policy | None = None        # published from two thirds of the period on
+    later_policy: Policy | None = None        # published from two thirds of the period on
 
 
 DOMAINS = {
-    "example.com": Site(1800, OFFICE, s.Policy("reject", sp="quarantine", np="reject", fo="1"), (
+    "example.com": Site(1800, OFFICE, Policy("reject", sp="quarantine", np="reject", fo="1"), (
         (s.GOOGLE_WORKSPACE, .80), (s.SENDGRID, .08), (s.GOOGLE_GROUPS, .03),
         (s.MAILMAN_LIST, .01), (s.OUTLOOK_FORWARDING, .01), (s.ZENDESK, .03), (s.SPOOFER, .04))),
-    "example.net": Site(700, OFFICE, s.Policy("quarantine", pct=25), (
+    "example.net": Site(700, OFFICE, Policy("quarantine", pct=25), (
         (s.MICROSOFT_365, .82), (s.AMAZON_SES, .06), (s.OUTLOOK_FORWARDING, .02),
-        (s.MAILMAN_LIST_365, .02), (s.SPOOFER, .08)), s.Policy("quarantine", pct=100)),
-    "example.org": Site(350, OFFICE, s.Policy("none", fo="1"), (
+        (s.MAILMAN_LIST_365, .02), (s.SPOOFER, .08)), Policy("quarantine", pct=100)),
+    "example.org": Site(350, OFFICE, Policy("none", fo="1"), (
         (s.GOOGLE_WORKSPACE, .55), (s.SENDGRID_UNAUTHENTICATED, .15), (s.AMAZON_SES, .05),
         (s.MAILMAN_LIST, .12), (s.GOOGLE_GROUPS, .05), (s.SPOOFER, .08))),
-    "news.example.com": Site(4000, NEWSLETTER, s.Policy("quarantine", adkim="s"), (
+    "news.example.com": Site(4000, NEWSLETTER, Policy("quarantine", adkim="s"), (
         (s.MAILCHIMP, .55), (s.SENDGRID, .40), (s.SPOOFER, .05))),
 }
 
@@ -157,7 +158,7 @@ def _split(rng: random.Random, expected: float, slots: int) -> list[int]:
     return counts
 
 
-def _rows(rng, site: Site, policy: s.Policy, domain: str, reporter: Reporter, scale: float):
+def _rows(rng, site: Site, policy: Policy, domain: str, reporter: Reporter, scale: float):
     """The records one reporter writes for one domain on one day."""
     rows = []
     for stream, share in site.mix:
@@ -177,13 +178,12 @@ def _rows(rng, site: Site, policy: s.Policy, domain: str, reporter: Reporter, sc
     return rows
 
 
-def _meta(reporter: Reporter, rng, domain: str, policy: s.Policy, day: dt.date) -> Meta:
+def _meta(reporter: Reporter, rng, domain: str, policy: Policy, day: dt.date) -> Meta:
     begin, end = _window(reporter, day)
     return Meta(org_name=reporter.org_name, email=reporter.email,
                 report_id=_report_id(reporter, rng, domain, end), begin=begin, end=end,
-                domain=domain, p=policy.p, sp=policy.sp, np=policy.np, adkim=policy.adkim,
-                aspf=policy.aspf, pct=policy.pct, fo=policy.fo, testing=policy.testing,
-                extra_contact_info=reporter.extra_contact_info, generator=reporter.generator)
+                domain=domain, policy=policy, extra_contact_info=reporter.extra_contact_info,
+                generator=reporter.generator)
 
 
 def generate(seed: int = 0, days: int = 90, end: dt.date | None = None):

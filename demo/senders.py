@@ -7,26 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from demo.report_xml import Row
+from demo.report_xml import Policy, Row
 from ingest.alignment import aligned
 
 ALIGNED, FORWARDED, UNALIGNED, SPOOFED = "aligned", "forwarded", "unaligned", "spoofed"
-
-
-@dataclass(frozen=True)
-class Policy:
-    """The DMARC record a domain publishes (RFC 9990 reporters show `testing` instead of pct)."""
-    p: str
-    sp: str = ""
-    np: str = ""
-    adkim: str = "r"
-    aspf: str = "r"
-    pct: int = 100
-    fo: str = "0"
-
-    @property
-    def testing(self) -> str:
-        return "y" if self.pct < 100 else "n"
 
 
 @dataclass(frozen=True)
