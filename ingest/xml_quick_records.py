@@ -172,7 +172,8 @@ def _planned(elements: list, local) -> _Plan | None:
         empties += _empties(f"<{name}>", fields)
     empties += _empties("<identifiers>", identifiers)
     return _Plan(
-        itemgetter(*leaves), [at[id(row["source_ip"])], at[id(row["count"])]] + [verdicts[n] for n in _VERDICT_FIELDS],
+        itemgetter(*leaves),
+        [at[id(row["source_ip"])], at[id(row["count"])]] + [verdicts[n] for n in _VERDICT_FIELDS],
         tuple(reasons), [identifiers.get(name, MISSING) for name in _IDENTIFIER_FIELDS],
         tuple(tuple(f.get(name, MISSING) for name in _DKIM_FIELDS) for f in dkim),
         tuple(tuple(f.get(name, MISSING) for name in _SPF_FIELDS) for f in spf), tuple(empties))
