@@ -125,3 +125,10 @@ def test_check_with_a_silent_nameserver_is_unknown_within_one_query_lifetime(dns
     verdict = dkim.check(Lookup(dns_config), "example.com", [f"s{n}" for n in range(12)])
     assert verdict.status == "unknown"
     assert time.monotonic() - started < 2 * dns_config.dns_timeout + 1.0
+
+
+def test_offline_check_is_unknown_and_sends_nothing(dns_server, dns_config):
+    dns_server.zone("example.com", f's1._domainkey IN TXT "p={RSA[1024]}"')
+    verdict = dkim.check(Lookup(dns_config.replace(offline=True)), "example.com", ["s1"])
+    assert verdict.status == "unknown" and "offline" in verdict.details
+    assert dns_server.asked() == []

@@ -213,6 +213,8 @@ def test_check_looks_for_the_external_hosts_authorization(dns_server, dns_config
     assert dmarc.check(Lookup(dns_config), "example.com").status == "ok"
 
 
-def test_offline_check_is_unknown(dns_config):
+def test_offline_check_is_unknown_and_sends_nothing(dns_server, dns_config):
+    dns_server.zone("example.com", f'_dmarc IN TXT "{GOOD}"')
     found = dmarc.check(Lookup(dns_config.replace(offline=True)), "example.com")
     assert found.status == "unknown" and "offline" in found.details
+    assert dns_server.asked() == []

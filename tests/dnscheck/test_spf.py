@@ -172,3 +172,10 @@ def test_check_of_a_silent_include_is_unknown_within_a_few_timeouts(dns_server, 
 def test_check_of_a_missing_domain_is_an_error(dns_server, dns_config):
     found = spf.check(Lookup(dns_config), "nowhere.example")
     assert found.status == "error" and found.facts["lookups"] == 0
+
+
+def test_offline_check_is_unknown_and_sends_nothing(dns_server, dns_config):
+    dns_server.zone("example.com", '@ IN TXT "v=spf1 -all"')
+    found = spf.check(Lookup(dns_config.replace(offline=True)), "example.com")
+    assert (found.status, found.facts["lookups"]) == ("unknown", None)
+    assert "offline" in found.details and dns_server.asked() == []
