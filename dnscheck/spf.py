@@ -163,6 +163,8 @@ def _visit(name: str, answers, found: Evaluation, stack: tuple, top: bool = Fals
     if redirect and not any(t[1] == "all" for t in terms):
         found.lookups += 1
         target = _target(redirect, name, stack[0])
+        if target is None:
+            return "spf"   # a macro only the receiver can expand
         found.includes.append(target)
         child = _recurse(target, answers, found, stack, top)
         if child == "none":

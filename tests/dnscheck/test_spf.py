@@ -139,6 +139,12 @@ def test_macros_only_a_receiver_can_expand_are_counted_not_looked_up():
     assert (found.status, found.facts["lookups"]) == ("ok", 2)
 
 
+def test_a_redirect_only_a_receiver_can_expand_is_counted_and_leaves_all_unknown():
+    found = judged("example.com", {"example.com": ["v=spf1 redirect=%{l}._spf.example.com"]})
+    assert (found.facts["lookups"], found.facts["includes"]) == (1, [])
+    assert found.status == "warning"
+
+
 def test_ptr_is_a_warning():
     found = judged("example.com", {"example.com": ["v=spf1 ptr -all"]})
     assert found.status == "warning" and "ptr" in found.details
