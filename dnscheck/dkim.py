@@ -4,6 +4,7 @@ from __future__ import annotations
 import base64
 import binascii
 
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric import ed25519, rsa
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 
@@ -46,7 +47,7 @@ def judge_key(selector: str, domain: str, record: str) -> tuple[dict, str]:
                      "once nothing uses it.")
     try:
         key["bits"] = _bits(key["type"], base64.b64decode(data, validate=True))
-    except (ValueError, binascii.Error, TypeError):
+    except (ValueError, binascii.Error, TypeError, UnsupportedAlgorithm):
         return key, (f"The DKIM key at {name} is not a valid {key['type']} public key: "
                      "republish it exactly as your mail system gives it.")
     if key["type"] == "ed25519":
