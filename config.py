@@ -30,6 +30,10 @@ class Config:
     dkim_selectors: str = "default,google,selector1,selector2,k1,s1,s2,dkim,mail"
     # The MTA-STS policy's HTTPS port: 443 on the internet (RFC 8461); tests serve elsewhere.
     mta_sts_port: int = 443
+    # Free DNS blocklists still run (RFC 5782 zones); each is self-tested before a run trusts it.
+    dnsbl_zones: str = ("zen.spamhaus.org,bl.spamcop.net,psbl.surriel.com,bl.mailspike.net,"
+                        "dnsbl.dronebl.org")
+    geoip_db: str = ""
     max_report_bytes: int = 64 * 1024 * 1024
     max_archive_depth: int = 4
     bind: str = "127.0.0.1:8000"
