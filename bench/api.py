@@ -109,9 +109,11 @@ def free_port() -> int:
 class Gunicorn:
     """One gunicorn under deploy/gunicorn.conf.py serving app_spec, for the length of a with."""
 
-    def __init__(self, app_spec: str, store: pathlib.Path | str, env: dict | None = None):
-        """store: a SQLite file, or a database URL; env: more RUA_* settings."""
-        self.app_spec, self.env = app_spec, env or {}
+    def __init__(self, app_spec: str, store: pathlib.Path | str, env: dict | None = None,
+                 root: pathlib.Path = ROOT):
+        """store: a SQLite file, or a database URL; env: more RUA_* settings; root: the
+        checkout whose code is served (another commit's, to compare with this one)."""
+        self.app_spec, self.env, self.root = app_spec, env or {}, root
         self.url_of_store = store if "://" in str(store) else f"sqlite:///{store}"
         self.port = free_port()
 
@@ -119,11 +121,13 @@ class Gunicorn:
         env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_") or k == "RUA_WORKERS"}
         env.update(RUA_DATABASE_URL=self.url_of_store, RUA_OFFLINE="1",
                    RUA_BIND=f"127.0.0.1:{self.port}", RUA_LOCK_DIR=str(OUT), **self.env)
+        if self.root != ROOT:
+            env["PYTHONPATH"] = str(self.root)
         self.log = tempfile.TemporaryFile()
         # The access log (stdout) is kept on, as deployed; it goes nowhere here.
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", str(CONF), "--pythonpath", "bench",
-             self.app_spec], cwd=ROOT, env=env,
+             self.app_spec], cwd=self.root, env=env,
             stdout=subprocess.DEVNULL, stderr=self.log)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -10,11 +10,12 @@ rounds is the figure; the lowest and highest ratios show how much the machine mo
 from __future__ import annotations
 
 import contextlib
+import pathlib
 import random
 import statistics
 from dataclasses import dataclass, field
 
-from bench.api import Gunicorn, check_answers, run_wrk
+from bench.api import ROOT, Gunicorn, check_answers, run_wrk
 
 
 @dataclass
@@ -23,6 +24,7 @@ class Target:
     app_spec: str                    # what gunicorn serves, e.g. "wsgi:app"
     paths: list[str]                 # wrk sends these in turn
     baseline: str | None = None      # label of the target its ratio is taken against
+    root: pathlib.Path = ROOT        # the checkout whose code gunicorn serves
     runs: list[dict] = field(default_factory=list)
 
     def median(self, figure: str) -> float:
@@ -38,7 +40,13 @@ def measure(wrk: str, store, targets: list[Target], keys: list[str], *, rounds: 
     has seen it once, so with 2,000 keys in turn a worker needs some 2,000 requests before it
     runs as it will."""
     with contextlib.ExitStack() as stack:
-        servers = [stack.enter_context(Gunicorn(t.app_spec, store, env=env)) for t in targets]
+        # Targets of the same app and checkout (several routes of one variant) share a server.
+        started: dict = {}
+        for t in targets:
+            if (t.app_spec, t.root) not in started:
+                started[(t.app_spec, t.root)] = stack.enter_context(
+                    Gunicorn(t.app_spec, store, env=env, root=t.root))
+        servers = [started[(t.app_spec, t.root)] for t in targets]
         for target, server in zip(targets, servers):
             check_answers(server.url, target.paths, keys[0])
             run_wrk(wrk, server.url, target.paths, keys, warmup, connections, threads)
