@@ -44,18 +44,12 @@ def _without_memo():
     Memo.get = lambda self, key, stamp, compute: compute()
 
 
-def _without_queue():
-    import store
-    store.meter_writers.point_at(None)
-
-
 # name: (what it switches off before the app is made, after, the routes it serves)
 SWITCHES = {
     "lane": (None, lambda app: setattr(app, "wsgi_app", app.wsgi_app.flask_wsgi),
              ("overview", "health")),
     "caches": (_without_caches, None, ("overview", "health", "report")),
     "memo": (_without_memo, None, ("statistics", "reports")),
-    "queue": (None, lambda app: _without_queue(), ("overview",)),
 }
 
 

@@ -14,12 +14,8 @@ from urllib.parse import parse_qsl, urlparse
 from peewee import DatabaseProxy, SqliteDatabase
 from playhouse.pool import PooledPostgresqlDatabase
 
-from store.writer_queue import WriterQueue
-
 db = DatabaseProxy()
 meter = DatabaseProxy()
-# On SQLite, the counters' writers of this host take turns here first (store/writer_queue.py).
-meter_writers = WriterQueue()
 
 # WAL lets readers (the web workers) run beside one writer (ingest, snapshotter); the busy
 # timeout makes a writer wait for a lock instead of failing at once.
@@ -66,16 +62,10 @@ def make_database(url: str):
     raise ValueError(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://…")
 
 
-# The counters' connections checkpoint when store.usage says so, not inside a commit: SQLite's
-# automatic checkpoint runs in the committing call, with the writers' queue turn still held
-# (store/writer_queue.py), and would keep every other worker waiting through its disk flushes.
-METER_PRAGMAS = {**SQLITE_PRAGMAS, "wal_autocheckpoint": 0}
-
-
-def _sqlite(path: str, *, autoconnect: bool, pragmas: dict = SQLITE_PRAGMAS) -> SqliteDatabase:
+def _sqlite(path: str, *, autoconnect: bool) -> SqliteDatabase:
     if path != ":memory:":
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    return SqliteDatabase(path, pragmas=pragmas, autoconnect=autoconnect,
+    return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, autoconnect=autoconnect,
                           check_same_thread=False, timeout=5)
 
 
@@ -85,10 +75,7 @@ def open_db(url: str):
     db.initialize(database)
     # Each thread opens its own connection to the counters' file on first use and keeps it.
     path = sqlite_path(url)
-    meter.initialize(database if path is None
-                     else _sqlite(meter_path(path), autoconnect=True, pragmas=METER_PRAGMAS))
-    queued = path is not None and path != ":memory:"
-    meter_writers.point_at(f"{meter_path(path)}.lock" if queued else None)
+    meter.initialize(database if path is None else _sqlite(meter_path(path), autoconnect=True))
     return database
 
 

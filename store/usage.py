@@ -10,17 +10,12 @@ statement, one round trip, committed without waiting for the disk (store/usage_s
 """
 from __future__ import annotations
 
-import itertools
-import logging
-import operator
-import sqlite3
 import weakref
 from dataclasses import dataclass
 
-from peewee import Case, __exception_wrapper__, fn
-from peewee import logger as log
+from peewee import Case, fn
 
-from store import is_postgres, meter, meter_writers
+from store import is_postgres, meter
 from store import events, usage_sql as statements
 from store.clock import from_epoch
 from store.models import Usage
@@ -71,8 +66,10 @@ def abuse_wait(hits: list[tuple[int, int]], now: int, abuse: Abuse) -> int:
     return abuse.window
 
 
-def _run(template: str, **params):
-    return meter.execute_sql(statements.text(template, is_postgres()), params)
+def _run(statement: str, **params):
+    if is_postgres():
+        statement = statements.for_postgres(statement)
+    return meter.execute_sql(statement, params)
 
 
 def _writing(database):
@@ -91,7 +88,7 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
           heavy: bool = False, abuse: Abuse = Abuse()) -> Tally:
     """Meter one request: abuse window, then hourly quota (and heavy budget); count the outcome."""
     params = {"org": org_id, "key": key_id, "now": now, "abuse": abuse.limit,
-              "hour": hour_of(now), "weight": int(heavy),
+              "hour": hour_of(now), "weight": int(heavy), "counted": 1,
               "limit": UNCAPPED if limit is None else limit,
               "heavy_limit": UNCAPPED if heavy_limit is None else heavy_limit}
     if is_postgres():
@@ -153,42 +150,13 @@ def _refused(params: dict, abuse: Abuse, *, by_abuse: bool, used: int, heavy_use
 
 def _sqlite_admit(params: dict, abuse: Abuse) -> Tally:
     """SQLite: one statement admits (usage_sql.SQLITE_ADMIT), in autocommit, so the write lock
-    is held only while it runs (the statement takes it before reading). Run on the driver's
-    connection: peewee's cursor wrapper costs a good part of a step this small. A refusal is
-    settled under the write lock. The host's metering writers take turns first
-    (store/writer_queue.py)."""
-    log.debug((_SQLITE_ADMIT, params))      # logged as peewee logs its statements
-    turn = meter_writers.enter()
-    try:
-        with __exception_wrapper__:
-            row = meter.obj.connection().execute(_SQLITE_ADMIT, _admit_values(params)).fetchone()
-        if row is not None:
-            # The organization's row as found, and this request.
-            return _allowed(params, (row[0] >> 32) + 1, (row[0] & 0xFFFFFFFF) + params["weight"])
-        with _writing(meter):
-            return _sqlite_refusal(params, abuse)
-    finally:
-        meter_writers.leave(turn)
-        if next(_admits) % CHECKPOINT_EVERY == 0:
-            _checkpoint()
-
-
-# The counters' connections do not checkpoint on their own (store.METER_PRAGMAS): each process
-# copies the write-ahead log back into the counters' file after every CHECKPOINT_EVERY admits,
-# out of the writers' queue. PASSIVE waits for nobody; what it cannot copy now, a later one does.
-CHECKPOINT_EVERY = 1000
-_admits = itertools.count(1)
-
-
-def _checkpoint() -> None:
-    try:
-        meter.obj.connection().execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-    except sqlite3.Error as error:     # housekeeping: this request is decided and counted
-        logging.getLogger(__name__).warning("counters' checkpoint failed: %s", error)
-
-
-_SQLITE_ADMIT = statements.numbered(statements.SQLITE_ADMIT, statements.SQLITE_ADMIT_ARGS)
-_admit_values = operator.itemgetter(*statements.SQLITE_ADMIT_ARGS)
+    is held only while it runs; a refusal is settled under the write lock."""
+    row = _run(statements.SQLITE_ADMIT, **params).fetchone()
+    if row is not None:
+        used, heavy_used = row      # the organization's row as found, before this request
+        return _allowed(params, used + 1, heavy_used + params["weight"])
+    with _writing(meter):
+        return _sqlite_refusal(params, abuse)
 
 
 def _sqlite_refusal(params: dict, abuse: Abuse) -> Tally:
@@ -196,7 +164,7 @@ def _sqlite_refusal(params: dict, abuse: Abuse) -> Tally:
     first (abuse), then the organization's hour (quota, heavy budget), and counted as rejected.
     Room made meanwhile (a new hour, a window moved on) admits it after all."""
     # Each write below reaches the organization's row through the triggers.
-    if _run(statements.KEY_HIT, **params, counted=1).fetchone() is None:
+    if _run(statements.KEY_HIT, **params).fetchone() is None:
         _run(statements.ADD, **params, allowed=0, rejected=1, heavy=0)
         used, _rejected, heavy_used = hour_counts(params["org"], params["hour"])
         return _refused(params, abuse, by_abuse=True, used=used, heavy_used=heavy_used)
@@ -217,8 +185,8 @@ def _first_of_hour(org_id: str, hour: int) -> None:
 def peek(org_id: str, key_id: str, now: int, *, abuse: Abuse = Abuse()) -> Tally:
     """Abuse control only, for the one request the quota does not count (the usage endpoint)."""
     params = {"org": org_id, "key": key_id, "now": now, "abuse": abuse.limit,
-              "hour": hour_of(now), "weight": 0}
-    admitted = _run(statements.KEY_HIT, **params, counted=0).fetchone() is not None
+              "hour": hour_of(now), "weight": 0, "counted": 0}
+    admitted = _run(statements.KEY_HIT, **params).fetchone() is not None
     wait = 0 if admitted else _wait(params, abuse)
     used, _rejected, heavy_used = hour_counts(org_id, params["hour"])
     return Tally("allowed" if admitted else "abuse", used, heavy_used, wait)
