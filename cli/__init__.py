@@ -9,7 +9,8 @@ import click
 from config import Config, ConfigError
 from cli.common import fail
 
-SUBCOMMAND_MODULES = ("cli.admin", "cli.keys", "cli.domains", "cli.ingest", "cli.demo", "cli.snapshot")
+SUBCOMMAND_MODULES = ("cli.admin", "cli.keys", "cli.domains", "cli.ingest", "cli.demo",
+                      "cli.snapshot", "cli.dns")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -1,8 +1,10 @@
 """The snapshot scheduler: its own process (never inside gunicorn workers), safe to run twice.
 
-Jobs: dirty organizations every minute (and at start), every domain's health hourly, the day's
-history row and a full refresh at 00:05 UTC. Each run takes a lock named after its job, so two
-schedulers (two hosts on one Postgres) never run the same job at once: the second one skips.
+Jobs: dirty organizations every minute (and at start), every domain's health hourly, every
+monitored domain's live DNS check hourly (and at start; a domain added since is in the next
+run), the day's history row and a full refresh at 00:05 UTC. Each run takes a lock named after
+its job, so two schedulers (two hosts on one Postgres) never run the same job at once: the
+second one skips.
 """
 from __future__ import annotations
 
@@ -38,6 +40,8 @@ def job_table(config):
          {"trigger": "interval", "minutes": 1, "next_run_time": datetime.now(timezone.utc)}),
         ("health", lambda now: jobs.refresh_all(now, kinds=("health",), report_address=address),
          {"trigger": "interval", "hours": 1}),
+        ("dns", lambda now: jobs.check_dns(now, config),
+         {"trigger": "interval", "hours": 1, "next_run_time": datetime.now(timezone.utc)}),
         ("daily", lambda now: jobs.daily(now, report_address=address),
          {"trigger": "cron", "hour": 0, "minute": 5, "timezone": "UTC"}),
     )
