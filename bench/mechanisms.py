@@ -34,9 +34,9 @@ CEILING = "bare WSGI, constant 2 KB (ceiling)"
 
 
 def _without_caches():
-    """Nothing is held between requests: the store's version is never known (as on Postgres)."""
-    from webapp import storage
-    storage.data_version = lambda database: None
+    """Nothing is kept between requests: the store's version is never known (as on Postgres)."""
+    from webapp import connections
+    connections.data_version = lambda database: None
 
 
 def _without_memo():

@@ -1,10 +1,16 @@
-"""Values remembered between requests for as long as nobody else has written to the store.
+"""Values a worker keeps between requests for as long as nobody has written to the store.
 
-SQLite says so for free: `PRAGMA data_version` changes on a connection whenever another
-connection has committed to the file since (ingest, the snapshotter, `rua key revoke`, another
-worker), and the connection's `total_changes` counts its own writes. The request counters live
-in their own file (store/__init__.py), so the busy traffic of metering moves neither. Postgres
-has no such signal: there nothing is remembered.
+What it buys: the API key, the snapshot and the monitored check of a request need no query
+when an earlier request of the same worker read them at the same store version, and the
+snapshot lane (webapp/snapshot_lane.py) answers from them without Flask (bench/mechanisms.py,
+"caches").
+
+What it costs to keep correct: nothing kept may outlive a write. SQLite says so for free:
+`PRAGMA data_version` changes on a connection whenever another connection has committed to the
+file since (ingest, the snapshotter, `rua key revoke`, another worker), and the connection's
+`total_changes` counts its own writes. So the busy metering writes must go to a file of their
+own (store/__init__.py), and a write the API makes (a key's last use) is kept to once a day.
+Postgres has no such signal: there nothing is kept.
 """
 from __future__ import annotations
 
@@ -24,7 +30,7 @@ def data_version(database) -> tuple | None:
     return connection, others, connection.total_changes
 
 
-class Versioned:
+class VersionCache:
     """A per-thread dict of values valid at one data_version token (each thread has its own
     connection, and tokens of two connections do not compare)."""
 
@@ -33,7 +39,7 @@ class Versioned:
         self._local = threading.local()
 
     def values(self, token) -> dict | None:
-        """The values held at this token (emptied when the token moved); None: hold nothing."""
+        """The values kept at this token (emptied when the token moved); None: keep nothing."""
         if token is None:
             return None
         local = self._local
@@ -41,15 +47,15 @@ class Versioned:
             local.token, local.values = token, {}
         return local.values
 
-    def held(self, token, key):
-        """The value held for key at this token, or None; never computes."""
+    def peek(self, token, key):
+        """The value kept for key at this token, or None; never computes."""
         local = self._local
         if token is None or getattr(local, "token", None) != token:
             return None
         return local.values.get(key)
 
     def get(self, token, key, compute):
-        """compute() for key, held while the token holds; a None result is not held."""
+        """compute() for key, kept while the token holds; a None result is not kept."""
         values = self.values(token)
         found = values.get(key) if values is not None else None
         if found is None:

@@ -14,9 +14,9 @@ from config import Config
 from store.clock import utcnow
 from store.encoding import dumps, loads
 from store.migrations import current_version, latest_version
-from webapp import errors, gatekeeper, quota, storage
+from webapp import connections, errors, gatekeeper, quota
 from webapp.auth import Authenticator
-from webapp.blob_lane import BlobLane
+from webapp.snapshot_lane import SnapshotLane
 
 # One module per resource under webapp/, each exposing a Blueprint `bp`; a module with
 # ROOT = True is served at the site root instead of under the base path.
@@ -79,7 +79,7 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     app.extensions["rua.auth"] = Authenticator()
     errors.register(app)
 
-    storage.register(app, database)
+    connections.register(app, database)
     app.before_request(gatekeeper.gatekeep)
     app.after_request(quota.add_headers)
 
@@ -87,7 +87,7 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     for name in RESOURCES:
         module = importlib.import_module(f"webapp.{name}")
         app.register_blueprint(module.bp, url_prefix=None if getattr(module, "ROOT", False) else base)
-    app.wsgi_app = BlobLane(app, database, base)
+    app.wsgi_app = SnapshotLane(app, database, base)
     if config.proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
         n = config.proxies

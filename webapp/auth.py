@@ -11,7 +11,7 @@ from store import keys
 from store.compiled import Compiled
 from store.models import ApiKey, Member, Organization
 from store.plans import PLANS
-from store.versioned import Versioned
+from store.versioned import VersionCache
 from webapp.errors import ApiError
 
 PERMISSIONS = ("report:read", "analytics:read", "domain:read", "alert:read", "integration:read")
@@ -26,7 +26,7 @@ ROLE_PERMISSIONS = {
 SCOPE_PERMISSIONS = {"read": frozenset(PERMISSIONS), "full": frozenset(PERMISSIONS)}
 # The key's own row keeps the day of its last use, which outlives the request counters' 92
 # days; the second comes from the counters (store.usage.per_key), written by every request
-# anyway. A write to the store makes every worker let go of the keys and blobs it holds, so a
+# anyway. A write to the store makes every worker forget the keys and snapshots it knows, so a
 # key's row is written once a day, not every minute.
 TOUCH_EVERY = timedelta(days=1)
 
@@ -68,17 +68,17 @@ class Authenticator:
     """
 
     def __init__(self):
-        self._held = Versioned()
+        self._keys = VersionCache()
 
     def authenticate(self, header: str | None, now: datetime, version=None) -> Principal:
         digest = _digest_of(header)
-        return _admitted(self._held.get(version, digest, lambda: _lookup(digest)), now)
+        return _admitted(self._keys.get(version, digest, lambda: _lookup(digest)), now)
 
-    def held(self, header: str | None, now: datetime, version) -> Principal | None:
-        """The caller, when its key is held from an earlier request at this store version and
-        admitted now; None when it is not held or refused (the full path then says why)."""
+    def known(self, header: str | None, now: datetime, version) -> Principal | None:
+        """The caller, when its key is known from an earlier request at this store version and
+        admitted now; None when it is not known or refused (the full path then says why)."""
         try:
-            entry = self._held.held(version, _digest_of(header))
+            entry = self._keys.peek(version, _digest_of(header))
             return None if entry is None else _admitted(entry, now)
         except ApiError:
             return None

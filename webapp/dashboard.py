@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint
 
 from webapp.auth import requires
-from webapp.blobs import fetch, serve
+from webapp.snapshot_answers import fetch, serve
 
 bp = Blueprint("dashboard", __name__)
 

@@ -71,7 +71,7 @@ def _request_id() -> str:
 
 
 def _unavailable(exc: Exception) -> Response:
-    g.rua_storage_failed = True         # webapp.storage drops the connection afterwards
+    g.rua_storage_failed = True         # webapp.connections drops the connection afterwards
     rid = _request_id()
     log.warning("storage unavailable request_id=%s %s: %s", rid, type(exc).__name__, exc)
     return error_response(503, "storage_unavailable", {"Retry-After": "1", "X-Request-Id": rid})

@@ -1,9 +1,9 @@
-"""The one before-request step: route (404/405), storage, who is calling (401), then metering."""
+"""The one before-request step: route (404/405), connection, who is calling (401), then metering."""
 from __future__ import annotations
 
 from flask import current_app, g, request
 
-from webapp import blob_lane, quota, storage
+from webapp import connections, quota, snapshot_lane
 
 
 def public(view):
@@ -15,15 +15,15 @@ def public(view):
 def gatekeep():
     # One hook, and each context object looked up once: every API request runs this.
     req, ctx, app = request._get_current_object(), g._get_current_object(), current_app._get_current_object()
-    # Routing failures (404/405) are answered before touching storage or keys.
+    # Routing failures (404/405) are answered before touching the store or keys.
     if req.routing_exception is not None:
         raise req.routing_exception
-    storage.open_for_request(app, ctx)
+    connections.open_for_request(app, ctx)
     if getattr(app.view_functions.get(req.endpoint), "public", False):
         return
-    lane = req.environ.get(blob_lane.METERED)
+    lane = req.environ.get(snapshot_lane.METERED)
     if lane is not None:
-        # The blob lane metered this request and met an error (a refusal, storage failing):
+        # The snapshot lane metered this request and met an error (a refusal, storage failing):
         # rendered here, as if metered here, and not counted again.
         ctx.now, ctx.principal, ctx.quota = lane.now, lane.principal, lane.quota
         raise lane.error

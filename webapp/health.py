@@ -5,36 +5,36 @@ from flask import Blueprint, g
 
 from store.compiled import Compiled
 from store.models import Domain
-from store.versioned import Versioned
+from store.versioned import VersionCache
 from webapp import params
 from webapp.auth import requires
-from webapp.blobs import fetch, serve
+from webapp.snapshot_answers import fetch, serve
 from webapp.errors import ApiError
 
 bp = Blueprint("health", __name__)
 
 _MONITORED = Compiled(lambda org_id, name: Domain.select(Domain.id)
                       .where(Domain.org == org_id, Domain.name == name).limit(1))
-# (org, domain) -> monitored, held while the store is unchanged (store/versioned.py).
-_HELD = Versioned()
+# (org, domain) -> monitored, known while the store is unchanged (store/versioned.py).
+_MONITORED_KNOWN = VersionCache()
 
 
 @bp.get("/domains/<path:domain>/health")
 @requires("domain:read")
 def show(domain):
     name = params.domain(domain)
-    # Checked on every request, not only when the blob is missing: a domain removed since the
-    # last refresh must not keep answering from its old blob.
+    # Checked on every request, not only when the snapshot is missing: a domain removed since
+    # the last refresh must not keep answering from its old snapshot.
     if not _monitored(g.principal.org_id, name):
         raise ApiError(404, "domain_not_monitored")
     return serve(fetch("health", name))
 
 
 def _monitored(org_id: str, name: str) -> bool:
-    return _HELD.get(g.store_version, (org_id, name),
+    return _MONITORED_KNOWN.get(g.store_version, (org_id, name),
                      lambda: bool(_MONITORED.run(org_id=org_id, name=name)))
 
 
-def held_monitored(org_id: str, name: str, version) -> bool:
+def known_monitored(org_id: str, name: str, version) -> bool:
     """True when an earlier request at this store version found the domain monitored."""
-    return _HELD.held(version, (org_id, name)) is True
+    return _MONITORED_KNOWN.peek(version, (org_id, name)) is True

@@ -23,10 +23,10 @@ class Memo:
         self._lock = threading.Lock()
 
     def get(self, key, stamp, compute):
-        """The value for key at this stamp, computing it (compute()) when it is not held."""
-        held = self._values.get(key)
-        if held is not None and held[0] == stamp:
-            return held[1]
+        """The value for key at this stamp, computing it (compute()) when it is not kept."""
+        entry = self._values.get(key)
+        if entry is not None and entry[0] == stamp:
+            return entry[1]
         value = compute()
         with self._lock:
             if len(self._values) >= self.size:

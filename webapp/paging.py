@@ -21,7 +21,7 @@ def _total(count, page: Page, fetched: int) -> int:
 
 
 def window(key: str, rows: list, page: Page, shape=None, **extra) -> dict:
-    """The envelope of one page of rows already held in full (total = all of them)."""
+    """The envelope of one page of rows already read in full (total = all of them)."""
     chosen = rows[page.offset:page.offset + page.limit]
     return {key: [shape(r) for r in chosen] if shape else chosen,
             "total": len(rows), "limit": page.limit, "offset": page.offset, **extra}

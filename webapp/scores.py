@@ -10,7 +10,7 @@ from snapshotter.scores import unknown_domain_compliance
 from store.encoding import dumps
 from webapp import params
 from webapp.auth import requires
-from webapp.blobs import fetch, org_has_domain, respond, serve
+from webapp.snapshot_answers import fetch, org_has_domain, respond, serve
 
 bp = Blueprint("scores", __name__)
 
@@ -21,16 +21,16 @@ def score():
     domain = params.optional_domain(request.args)
     if domain is None:
         return serve(fetch("compliance"))
-    blob = fetch("compliance", domain, exists=lambda: org_has_domain(g.principal.org_id, domain))
-    if blob is None:
+    snapshot = fetch("compliance", domain, exists=lambda: org_has_domain(g.principal.org_id, domain))
+    if snapshot is None:
         return respond(dumps(unknown_domain_compliance(domain)))
-    return serve(blob)
+    return serve(snapshot)
 
 
 @bp.get("/compliance-score/history")
 @requires("analytics:read")
 def history():
     days = params.days(request.args, default=30, lo=1, hi=365)
-    blob = fetch("history")
+    snapshot = fetch("history")
     first = (g.now.date() - timedelta(days=days - 1)).isoformat()
-    return respond(series.envelope(days, series.since(blob.body, first)), None, blob.computed_at)
+    return respond(series.envelope(days, series.since(snapshot.body, first)), None, snapshot.computed_at)

@@ -8,7 +8,7 @@ from snapshotter.trends import trend_points
 from store.encoding import dumps
 from webapp import params
 from webapp.auth import requires
-from webapp.blobs import fetch, org_has_domain, respond
+from webapp.snapshot_answers import fetch, org_has_domain, respond
 
 bp = Blueprint("trends", __name__)
 
@@ -19,7 +19,7 @@ def index():
     domain = params.optional_domain(request.args)
     days = params.days(request.args, default=30, lo=1, hi=365)
     known = None if domain is None else (lambda: org_has_domain(g.principal.org_id, domain))
-    blob = fetch("trends", domain or "", exists=known)
-    if blob is None:     # a valid domain without data: zeros for every day
+    snapshot = fetch("trends", domain or "", exists=known)
+    if snapshot is None:     # a valid domain without data: zeros for every day
         return respond(series.envelope(days, dumps(trend_points({}, g.now.date(), days))))
-    return respond(series.envelope(days, series.last(blob.body, days)), None, blob.computed_at)
+    return respond(series.envelope(days, series.last(snapshot.body, days)), None, snapshot.computed_at)

@@ -34,13 +34,13 @@ def server(config, database, tmp_path):
         yield base
 
 
-# /dashboard/overview is answered by the blob lane once a worker holds the key and the blob
-# (webapp/blob_lane.py), /enums always by Flask: the count is exact on both paths and mixed.
+# /dashboard/overview is answered by the snapshot lane once a worker knows the key and the
+# snapshot (webapp/snapshot_lane.py), /enums always by Flask: the count is exact on both paths and mixed.
 @pytest.mark.parametrize("path", ["/enums", "/dashboard/overview"])
 def test_1100_concurrent_requests_on_a_quota_of_1000_allow_exactly_1000(server, path):
     org = make_org(plan="free")
     keys = [make_key(org)[1] for _ in range(KEYS)]
-    refresh_org(org.id, utcnow())        # the overview's blob is there before the burst
+    refresh_org(org.id, utcnow())        # the overview's snapshot is there before the burst
     _clear_of_the_hour_boundary()
     with ThreadPoolExecutor(max_workers=16) as pool:
         answers = list(pool.map(lambda i: _get(f"{server}{path}", keys[i % KEYS]), range(1100)))

@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 
 from store.models import Organization
-from store.versioned import Versioned, data_version
+from store.versioned import VersionCache, data_version
 from tests.factories import make_org
 
 
@@ -43,19 +43,19 @@ def test_postgres_gives_no_version(database, config):
     assert data_version(database) is None
 
 
-def test_held_values_are_dropped_when_the_version_moves(database, sqlite_path):
-    held = Versioned()
-    held.values(data_version(database))["k"] = 1
-    assert held.values(data_version(database)) == {"k": 1}
+def test_kept_values_are_dropped_when_the_version_moves(database, sqlite_path):
+    kept = VersionCache()
+    kept.values(data_version(database))["k"] = 1
+    assert kept.values(data_version(database)) == {"k": 1}
     Organization.create(name="Another")
-    assert held.values(data_version(database)) == {}
+    assert kept.values(data_version(database)) == {}
 
 
-def test_nothing_is_held_without_a_version():
-    assert Versioned().values(None) is None
+def test_nothing_is_kept_without_a_version():
+    assert VersionCache().values(None) is None
 
 
 def test_a_full_cache_starts_again_empty():
-    held = Versioned(size=2)
-    held.values("v").update(a=1, b=2)
-    assert held.values("v") == {}
+    kept = VersionCache(size=2)
+    kept.values("v").update(a=1, b=2)
+    assert kept.values("v") == {}

@@ -11,7 +11,7 @@ from store.versioned import data_version
 
 def open_for_request(app: Flask, ctx) -> None:
     """The gatekeeper's first step: the request's connection (ctx is flask.g)."""
-    app.extensions["rua.storage"](ctx)
+    app.extensions["rua.connections"](ctx)
 
 
 def register(app: Flask, database) -> None:
@@ -29,7 +29,7 @@ def register(app: Flask, database) -> None:
         if database.connect(reuse_if_open=True):
             ctx.rua_opened = True
             kept.connection = database.connection() if keep else None
-        # What webapp caches (keys, blobs) may reuse from earlier requests, read once here.
+        # What webapp caches (keys, snapshots) may reuse from earlier requests, read once here.
         ctx.store_version = data_version(database) if keep else None
 
     def give_back(_exc):
@@ -43,5 +43,5 @@ def register(app: Flask, database) -> None:
         elif database.in_transaction():
             database.rollback()         # never carry an open transaction into the next request
 
-    app.extensions["rua.storage"] = connect
+    app.extensions["rua.connections"] = connect
     app.teardown_request(give_back)

@@ -1,20 +1,21 @@
-"""The blob lane: a stored snapshot answered below Flask when nothing about the request is unusual.
+"""The snapshot lane: a stored snapshot answered below Flask when nothing about the request is
+unusual.
 
-A snapshot answer is bytes already made, yet Flask's request and response machinery (contexts,
-routing, hooks, header objects) costs more than the key check, the metering and the bytes
-together. Like a cache in front of an application, this WSGI layer answers a plain GET or HEAD
-of /dashboard/overview, /compliance-score or /domains/{domain}/health itself when all it needs
-is held in this worker from earlier requests at the same store version (store/versioned.py):
-the key, the fresh blob, the domain's monitored check. It authenticates, checks the view's own
-permission and meters through the same functions as the Flask path (webapp.auth, webapp.quota),
-and sends the same headers.
+What it buys: a snapshot answer is bytes already made, yet Flask's request machinery costs more
+than the key check, the metering and the bytes together; answering the overview here serves
+about half as many requests again (bench/mechanisms.py, "lane"). This WSGI layer answers a plain
+GET or HEAD of /dashboard/overview, /compliance-score or /domains/{domain}/health when all it
+needs is known in this worker from earlier requests at the same store version
+(store/versioned.py): the key, the fresh snapshot, the domain's monitored check.
 
-Everything else goes to Flask untouched: another path or method, a query string, a condition
-header, anything not held, a key that would be refused, a permission the key lacks (Flask
-meters and answers 403). A request whose metering the lane began and that ended in an error (a
-refusal, storage failing) goes to Flask with its verdict and that error, so the one error
-handler renders it and the request counts once. On Postgres nothing is held, so every request
-takes the Flask path.
+What it costs to keep correct: it must answer exactly as Flask would. It authenticates, checks
+the view's own permission and meters through the same functions (webapp.auth, webapp.quota)
+and sends the same headers; everything else goes to Flask untouched (another path or method, a
+query string, a condition header, anything not known, a key that would be refused, a missing
+permission). A request whose metering it began and that ended in an error goes to Flask with
+its verdict and that error, so the one error handler renders it and it counts once.
+tests/webapp/test_snapshot_lane.py compares the two paths. On Postgres nothing is known, so
+every request takes the Flask path.
 """
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ from types import SimpleNamespace
 from peewee import DatabaseError, InterfaceError
 
 from store.versioned import data_version
-from webapp import blobs, health, params, quota
-from webapp.blobs import CONDITIONS
+from webapp import health, params, quota, snapshot_answers
+from webapp.snapshot_answers import CONDITIONS
 from webapp.errors import ApiError
 
 # The environ key of a request the lane metered and handed to Flask (webapp.gatekeeper).
@@ -36,7 +37,7 @@ ENDPOINTS = {"overview": "dashboard.overview", "compliance": "scores.score",
 
 
 class Route:
-    """One kind of blob the lane serves: the view's permission and the route's quota kind."""
+    """One kind of snapshot the lane serves: the view's permission and the route's quota kind."""
 
     def __init__(self, app, kind: str):
         endpoint = ENDPOINTS[kind]
@@ -46,7 +47,7 @@ class Route:
         self.heavy, self.counted = quota.route_kind(rule)
 
 
-class BlobLane:
+class SnapshotLane:
     """WSGI middleware over Flask's wsgi_app (see the module's docstring)."""
 
     def __init__(self, app, database, base: str):
@@ -95,15 +96,15 @@ class BlobLane:
     def serve(self, environ, route: Route, variant: str) -> tuple[list, bytes] | None:
         version = data_version(self.database)
         now = self.app.config["RUA_CLOCK"]()
-        principal = self.app.extensions["rua.auth"].held(environ.get("HTTP_AUTHORIZATION"), now,
-                                                         version)
+        principal = self.app.extensions["rua.auth"].known(environ.get("HTTP_AUTHORIZATION"), now,
+                                                          version)
         if principal is None or not principal.allows(route.permission):
             return None
         org_id = principal.org_id
-        if route.kind == "health" and not health.held_monitored(org_id, variant, version):
+        if route.kind == "health" and not health.known_monitored(org_id, variant, version):
             return None
-        blob = blobs.held(org_id, route.kind, variant, now, version)
-        if blob is None:
+        snapshot = snapshot_answers.known(org_id, route.kind, variant, now, version)
+        if snapshot is None:
             return None
         metered = SimpleNamespace(now=now, principal=principal, quota=None, error=None)
         try:
@@ -112,7 +113,7 @@ class BlobLane:
             metered.error = error       # counting began: Flask renders it, counting nothing again
             environ[METERED] = metered
             return None
-        headers = blobs.headers(blob)
+        headers = snapshot_answers.headers(snapshot)
         if metered.quota is not None and metered.quota.plan.capped:
             headers.extend(quota.headers(metered.quota).items())
-        return headers, blob.body
+        return headers, snapshot.body

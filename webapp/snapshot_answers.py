@@ -1,6 +1,6 @@
-"""Answers from snapshot blobs: the stored bytes with ETag and Last-Modified (304 when unchanged).
+"""Answers from snapshots: the stored bytes with ETag and Last-Modified (304 when unchanged).
 
-A missing or stale blob is computed by the snapshotter's own refresh, inside one of the plan's
+A missing or stale snapshot is computed by the snapshotter's own refresh, inside one of the plan's
 overview concurrency slots (shared by every worker and host); over the cap: 503 busy.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from snapshotter import freshness, jobs, locks
 from store import snapshots
 from store.compiled import Compiled
 from store.models import Domain, DomainDay, Organization
-from store.versioned import Versioned
+from store.versioned import VersionCache
 from webapp.errors import ApiError
 
 # The request headers that can make an answer 304 or 412; without any, it is a plain 200.
@@ -32,78 +32,79 @@ def respond(body: bytes, etag: str | None = None, computed_at=None) -> Response:
         return response.make_conditional(request)
     # Without conditions make_conditional has nothing to do but add a Date field, which the
     # server sends anyway (gunicorn always does); its date parsing and header look-ups cost a
-    # fifth of a blob answer. A HEAD drops the body later as ever.
+    # fifth of a snapshot answer. A HEAD drops the body later as ever.
     return response
 
 
 @functools.lru_cache(maxsize=1024)
 def _validators(etag: str, computed_at) -> tuple:
-    """A blob's own headers, formatted once per blob (served many times until replaced)."""
+    """A snapshot's own headers, formatted once per snapshot (served many times until replaced)."""
     headers = [("ETag", quote_etag(etag))]
     if computed_at is not None:
         headers.append(("Last-Modified", http_date(computed_at.replace(tzinfo=timezone.utc))))
     return (*headers, ("Cache-Control", "private, no-cache"), ("Vary", "Authorization"))
 
 
-def serve(blob: snapshots.Blob) -> Response:
-    return respond(blob.body, blob.etag, blob.computed_at)
+def serve(snapshot: snapshots.Blob) -> Response:
+    return respond(snapshot.body, snapshot.etag, snapshot.computed_at)
 
 
-# Blobs by (org, kind, variant) and each org's dirty mark, held while the store is unchanged.
-_HELD = Versioned()
+# Snapshots by (org, kind, variant) and each org's dirty mark, known while the store is unchanged.
+_KNOWN = VersionCache()
 
 
 def fetch(kind: str, variant: str = "", *, exists=None) -> snapshots.Blob | None:
-    """The organization's blob, computed first when missing or stale; None when it is missing
-    and exists() says the variant has nothing to compute (an unknown domain)."""
+    """The organization's snapshot, computed first when missing or stale; None when it is
+    missing and exists() says the variant has nothing to compute (an unknown domain)."""
     org_id, now, version = g.principal.org_id, g.now, g.get("store_version")
-    blob = _HELD.get(version, (org_id, kind, variant), lambda: snapshots.get(org_id, kind, variant))
-    # The dirty mark is held in a tuple, as "never dirty" is None.
-    dirty = lambda: _HELD.get(version, org_id, lambda: (_dirty_since(org_id),))  # noqa: E731
-    if blob is not None and _fresh(kind, blob, now, dirty):
-        return blob
-    if blob is None and exists is not None and not exists():
+    found = _KNOWN.get(version, (org_id, kind, variant),
+                       lambda: snapshots.get(org_id, kind, variant))
+    # The dirty mark is kept in a tuple, as "never dirty" is None.
+    dirty = lambda: _KNOWN.get(version, org_id, lambda: (_dirty_since(org_id),))  # noqa: E731
+    if found is not None and _fresh(kind, found, now, dirty):
+        return found
+    if found is None and exists is not None and not exists():
         return None
-    return _compute(kind, variant, blob)
+    return _compute(kind, variant, found)
 
 
-def held(org_id: str, kind: str, variant: str, now, version) -> snapshots.Blob | None:
-    """The blob as held from an earlier request at this store version, when it may be served
-    as it is; None when it is not held (or held no longer fresh). Never reads the store."""
-    blob = _HELD.held(version, (org_id, kind, variant))
-    if blob is not None and _fresh(kind, blob, now, lambda: _HELD.held(version, org_id)):
-        return blob
+def known(org_id: str, kind: str, variant: str, now, version) -> snapshots.Blob | None:
+    """The snapshot as known from an earlier request at this store version, when it may be
+    served as it is; None when it is not known or no longer fresh. Never reads the store."""
+    found = _KNOWN.peek(version, (org_id, kind, variant))
+    if found is not None and _fresh(kind, found, now, lambda: _KNOWN.peek(version, org_id)):
+        return found
     return None
 
 
-def _fresh(kind: str, blob: snapshots.Blob, now, dirty) -> bool:
+def _fresh(kind: str, snapshot: snapshots.Blob, now, dirty) -> bool:
     """Young, or nothing changed after it beyond the kind's tolerance; dirty() gives the
-    organization's dirty mark in a 1-tuple (None: not known), asked only of an older blob."""
-    if freshness.young(kind, blob.computed_at, now):
+    organization's dirty mark in a 1-tuple (None: not known), asked only of an older one."""
+    if freshness.young(kind, snapshot.computed_at, now):
         return True
     mark = dirty()
-    return mark is not None and not freshness.stale(kind, blob.computed_at, mark[0], now)
+    return mark is not None and not freshness.stale(kind, snapshot.computed_at, mark[0], now)
 
 
-def headers(blob: snapshots.Blob) -> list:
-    """The headers of a 200 answer with the blob's bytes (a list the caller may extend)."""
-    return [("Content-Type", "application/json"), ("Content-Length", str(len(blob.body))),
-            *_validators(blob.etag, blob.computed_at)]
+def headers(snapshot: snapshots.Blob) -> list:
+    """The headers of a 200 answer with the snapshot's bytes (a list the caller may extend)."""
+    return [("Content-Type", "application/json"), ("Content-Length", str(len(snapshot.body))),
+            *_validators(snapshot.etag, snapshot.computed_at)]
 
 
-def _compute(kind: str, variant: str, stale_blob):
+def _compute(kind: str, variant: str, stale):
     org_id, now, config = g.principal.org_id, g.now, current_app.config["RUA"]
     slots = g.quota.plan.overview_slots
     with locks.slot(f"overview.{org_id}", slots, config.lock_dir) as number:
         if number is None:
-            if stale_blob is not None:
-                return stale_blob     # busy: an older answer beats none
+            if stale is not None:
+                return stale          # busy: an older answer beats none
             raise ApiError(503, "busy", headers={"Retry-After": "1"})
         jobs.refresh_org(org_id, now, report_address=config.report_address)
     return snapshots.get(org_id, kind, variant)
 
 
-# Asked on every answer from a blob older than its tolerance (most of them, on a quiet
+# Asked on every answer from a snapshot older than its tolerance (most of them, on a quiet
 # organization): its SQL is built once.
 _DIRTY_SINCE = Compiled(lambda org_id: Organization.select(Organization.dirty_since)
                         .where(Organization.id == org_id))

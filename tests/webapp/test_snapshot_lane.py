@@ -1,4 +1,4 @@
-"""The blob lane: snapshot answers held in the worker are served below Flask, with Flask's headers.
+"""The snapshot lane: snapshots known in the worker are served below Flask, with Flask's headers.
 
 Whether Flask handled a request is told by its request_started signal, which the lane's own
 answers never fire.
@@ -19,7 +19,7 @@ from store.plans import PLANS
 from tests.factories import make_key, make_org, make_usage
 from tests.snapshotter.reports import NOW, TODAY, report_on
 from tests.webapp.helpers import assert_error, get
-from webapp import blob_lane
+from webapp import snapshot_lane
 
 HOUR = to_epoch(NOW)                  # NOW is on the hour: an hour's whole 3600 s are left
 OVERVIEW, COMPLIANCE = "/dashboard/overview", "/compliance-score"
@@ -33,7 +33,7 @@ QUOTA = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Rat
 @pytest.fixture(autouse=True)
 def _sqlite_only(config):
     if not config.is_sqlite:
-        pytest.skip("on Postgres nothing is held, so every request takes the Flask path")
+        pytest.skip("on Postgres nothing is known, so every request takes the Flask path")
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def plan():
 
 @pytest.fixture
 def stored(app, clock, plan):
-    """An organization of the plan with a report on example.com and its blobs stored at NOW."""
+    """An organization of the plan with a report on example.com and its snapshots stored at NOW."""
     clock.now = NOW
     org = make_org(plan=plan)
     report_on(org, "example.com", TODAY, [{"count": 8}, {"source_ip": "198.51.100.7", "count": 2,
@@ -66,7 +66,7 @@ def stored(app, clock, plan):
 
 def used_key(org, role="owner", **fields):
     """A key last used this minute: its next request writes nothing to the store (a first use
-    records last_used_at, a write that lets go of everything held)."""
+    records last_used_at, a write that forgets everything known)."""
     return make_key(org, role=role, last_used_at=NOW, **fields)
 
 
@@ -99,7 +99,7 @@ def other_connection(config):
 
 @pytest.mark.parametrize("plan", ["free", "team"])
 @pytest.mark.parametrize("path, heavy", [(OVERVIEW, False), (COMPLIANCE, False), (HEALTH, True)])
-def test_a_second_request_for_a_blob_is_answered_by_the_lane_as_flask_answered_the_first(
+def test_a_second_request_for_a_snapshot_is_answered_by_the_lane_as_flask_answered_the_first(
         client, lane_key, flask_handled, plan, path, heavy):
     by_flask = get(client, path, lane_key)
     by_lane = get(client, path, lane_key)
@@ -128,7 +128,7 @@ def test_requests_mixing_flask_and_lane_answers_are_each_counted_once(
     paths = [OVERVIEW, OVERVIEW, "/enums", OVERVIEW, HEALTH, HEALTH, COMPLIANCE, COMPLIANCE,
              f"{COMPLIANCE}?domain=example.com", OVERVIEW, HEALTH]
     remaining = [int(get(client, p, lane_key).headers["X-RateLimit-Remaining"]) for p in paths]
-    # Flask: the first of each blob, /enums and the query string; the lane: the other six.
+    # Flask: the first of each snapshot, /enums and the query string; the lane: the other six.
     assert len(flask_handled) == 5
     assert remaining == list(range(9999, 9999 - len(paths), -1))
     assert usage.hour_counts(stored.id, HOUR) == (len(paths), 0, 3)
@@ -214,7 +214,7 @@ def test_a_key_revoked_after_the_lane_answered_it_goes_to_flask_and_is_401_key_r
     assert len(flask_handled) == 2
 
 
-def test_a_held_key_that_has_expired_since_goes_to_flask_and_is_401_key_expired(
+def test_a_known_key_that_has_expired_since_goes_to_flask_and_is_401_key_expired(
         client, stored, clock, flask_handled):
     _, plaintext = used_key(stored, expires_at=NOW + timedelta(seconds=30))
     assert [get(client, OVERVIEW, plaintext).status_code for _ in range(2)] == [200, 200]
@@ -228,7 +228,7 @@ def test_a_key_whose_role_lacks_the_permission_goes_to_flask_and_is_metered_once
         client, stored, lane_key, flask_handled, path, required):
     billing_row, billing = used_key(stored, role="billing")     # a write: made before the rest
     get(client, path, lane_key)
-    get(client, path, lane_key)                 # the lane holds the blob
+    get(client, path, lane_key)                 # the lane knows the snapshot
     for _ in range(2):                          # the second time the lane holds the key too
         assert_error(get(client, path, billing), 403, "insufficient_permission", required=required)
     assert len(flask_handled) == 3
@@ -274,7 +274,7 @@ def test_a_request_the_lane_metered_and_the_quota_refused_is_429_counted_once(
     make_usage(stored, hour=HOUR, **spent)
     assert [get(client, path, lane_key).status_code for _ in range(2)] == [200, 200]
     refused = get(client, path, lane_key)
-    assert len(flask_handled) == 2 and blob_lane.METERED in flask_handled[-1]
+    assert len(flask_handled) == 2 and snapshot_lane.METERED in flask_handled[-1]
     assert_error(refused, 429, "quota_exceeded")
     assert refused.headers["Retry-After"] == "3600"
     assert refused.headers["RateLimit"] == rate_limit
@@ -286,7 +286,7 @@ def test_an_abuse_refusal_by_the_lane_is_429_rate_limited_counted_once(
         client, stored, lane_key, flask_handled):
     assert {get(client, OVERVIEW, lane_key).status_code for _ in range(50)} == {200}
     refused = get(client, OVERVIEW, lane_key)
-    assert len(flask_handled) == 2 and blob_lane.METERED in flask_handled[-1]
+    assert len(flask_handled) == 2 and snapshot_lane.METERED in flask_handled[-1]
     assert_error(refused, 429, "rate_limited")
     assert refused.headers["Retry-After"] == "10"
     assert refused.headers["X-RateLimit-Remaining"] == "9950"
@@ -306,7 +306,7 @@ def _replace_elsewhere(org, config):
 
 
 @pytest.mark.parametrize("replace", [_refresh_here, _replace_elsewhere])
-def test_a_blob_replaced_by_another_writer_is_not_served_stale_by_the_lane(
+def test_a_snapshot_replaced_by_another_writer_is_not_served_stale_by_the_lane(
         client, stored, lane_key, config, flask_handled, replace):
     old = [get(client, OVERVIEW, lane_key) for _ in range(2)]
     replace(stored, config)
@@ -332,14 +332,14 @@ def test_storage_failing_after_the_lane_counted_a_request_is_503_and_counted_onc
         other.execute("ROLLBACK")
         other.close()
     assert_error(resp, 503, "storage_unavailable")
-    assert flask_handled[-1].get(blob_lane.METERED) is not None
+    assert flask_handled[-1].get(snapshot_lane.METERED) is not None
     assert usage.hour_counts(stored.id, HOUR)[0] == 900
 
 
 def test_a_plan_that_no_longer_resolves_in_the_lane_is_503_plan_unavailable(
         client, lane_key, flask_handled, monkeypatch):
     assert [get(client, OVERVIEW, lane_key).status_code for _ in range(2)] == [200, 200]
-    monkeypatch.delitem(PLANS, "team")        # no store write: what is held stays held
+    monkeypatch.delitem(PLANS, "team")        # no store write: what is known stays known
     assert_error(get(client, OVERVIEW, lane_key), 503, "plan_unavailable")
 
 
@@ -349,7 +349,7 @@ def test_a_storage_error_before_metering_sends_the_request_to_flask_counted_once
 
     def failing(database):
         raise sqlite3.OperationalError("disk I/O error")
-    monkeypatch.setattr(blob_lane, "data_version", failing)   # the lane's read of the store only
+    monkeypatch.setattr(snapshot_lane, "data_version", failing)   # the lane's read of the store only
     resp = get(client, OVERVIEW, lane_key)
     assert (resp.status_code, len(flask_handled)) == (200, 2)
     assert usage.hour_counts(stored.id, HOUR)[0] == 2
