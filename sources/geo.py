@@ -78,8 +78,9 @@ class MaxMindDatabases:
                 record = None     # a corrupt region of the file: that file does not say
             if isinstance(record, dict):
                 for key, value in _fields(record).items():
-                    merged.setdefault(key, value)
-        return Geo(**{k: v for k, v in merged.items() if v is not None})
+                    if value is not None:
+                        merged.setdefault(key, value)   # the first file that says wins
+        return Geo(**merged)
 
 
 def _fields(record: dict) -> dict:
