@@ -118,7 +118,8 @@ class Gunicorn:
         self.port = free_port()
 
     def __enter__(self):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_") or k == "RUA_WORKERS"}
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("RUA_") or k == "RUA_WORKERS"}
         env.update(RUA_DATABASE_URL=self.url_of_store, RUA_OFFLINE="1",
                    RUA_BIND=f"127.0.0.1:{self.port}", RUA_LOCK_DIR=str(OUT), **self.env)
         if self.root != ROOT:
@@ -270,14 +271,17 @@ def main(argv=None):
 
     ceiling = (rows[0][1]["rps"] + rows[-1][1]["rps"]) / 2
     print()
-    print(f"{'target':<62} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'x ceiling':>9}")
+    print(f"{'target':<62} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} "
+          f"{'x ceiling':>9}")
     for label, f in rows:
-        print(f"{label:<62} {f['rps']:>9,.0f} {f['p50_us'] / 1000:>8.2f} {f['p99_us'] / 1000:>8.2f} "
+        print(f"{label:<62} {f['rps']:>9,.0f} {f['p50_us'] / 1000:>8.2f} "
+              f"{f['p99_us'] / 1000:>8.2f} "
               f"{f['non2xx'] + f['errors']:>8} {f['rps'] / ceiling:>9.3f}")
     print("(ratios are to the mean of the two ceiling runs)")
     print(f"\nstore: {args.reports:,} reports in SQLite ({store.stat().st_size / 2**20:,.0f} MiB)")
     load = os.getloadavg()
-    print(f"load average during the run: {load[0]:.1f} (1 min), {load[1]:.1f} (5 min) on {cpus} CPUs")
+    print(f"load average during the run: {load[0]:.1f} (1 min), {load[1]:.1f} (5 min) "
+          f"on {cpus} CPUs")
     where_time_goes(store, [paths[0] for _, _, paths in targets(ids)[2:]], keys[-1])
 
 

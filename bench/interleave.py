@@ -81,5 +81,6 @@ def report(targets: list[Target]) -> None:
                 f"{t.median('p99_us') / 1000:>7.2f} {bad:>7}")
         if t.baseline:
             r = ratios(t, targets)
-            line += f" {statistics.median(r):>6.3f} {f'({min(r):.2f}-{max(r):.2f})':>11}  {t.baseline}"
+            spread = f"({min(r):.2f}-{max(r):.2f})"
+            line += f" {statistics.median(r):>6.3f} {spread:>11}  {t.baseline}"
         print(line)

@@ -62,7 +62,7 @@ def bare_app():
 
 
 def prepare(url: str) -> list[str]:
-    """A fresh store with team-plan organizations, their keys (plaintexts returned) and snapshots."""
+    """A fresh store of team-plan organizations, their keys (plaintexts returned), snapshots."""
     import store
     from store import keys
     from store.migrations import migrate
@@ -163,7 +163,8 @@ def _reset_counters(url: str) -> None:
 def _endpoints(url: str) -> list[str]:
     from config import Config
     from webapp import create_app
-    rules = {r.rule for r in create_app(Config(database_url=url, offline=True)).url_map.iter_rules()}
+    app = create_app(Config(database_url=url, offline=True))
+    rules = {r.rule for r in app.url_map.iter_rules()}
     return [p for p in ("/api/v1/enums", "/api/v1/dashboard/overview") if p in rules]
 
 
@@ -243,7 +244,8 @@ def main() -> None:
               f"{target.median('rps'):6.0f} {middle:6.2f} {1 - middle:5.0%}  {spread}{note}")
     for label, micros in costs.items():
         bare, metered = requests[label]["bare"], requests[label]["metered"]
-        print(f"{label}: store.usage.admit {micros:.0f} µs; GET /enums in-process {bare:.0f} µs bare, "
+        print(f"{label}: store.usage.admit {micros:.0f} µs; "
+              f"GET /enums in-process {bare:.0f} µs bare, "
               f"{metered:.0f} µs metered ({1 - bare / metered:.0%} of the metered request)")
 
 

@@ -1,4 +1,4 @@
-"""How long snapshot refreshes take and how fast blobs are served (prints figures).
+"""How long snapshot refreshes take and how fast snapshots are served (prints figures).
 
 A generated organization: 1,000,000 records over the 365 days before today, 50 domains (volume
 skewed towards the first ones), 5,000 source IPs (100 per domain, 198.18.0.0/15, picked by rank
@@ -10,9 +10,9 @@ Report and Record rows are left out to keep the build short. Each refresh is mea
 
 Measured: a full refresh (first run: every day summed, a year of history back-filled), a
 refresh with nothing changed, a refresh after one more day of reports stored through the real
-ingest.storing.store_report, the blob bytes; then /dashboard/overview and
+ingest.storing.store_report, the snapshot bytes; then /dashboard/overview and
 /domains/{domain}/health under deploy/gunicorn.conf.py with wrk, against the bare WSGI ceiling
-and /enums (the same key look-up and metering, no blob), in interleaved rounds with every
+and /enums (the same key look-up and metering, no snapshot), in interleaved rounds with every
 server up at once (bench/interleave.py). Goals: full < 5 s, incremental < 0.5 s; the snapshot
 endpoints at 0.5 of the ceiling or more.
 
@@ -212,7 +212,7 @@ def main(argv=None):
         print(f"organization: {args.records:,} records, {len(DOMAINS)} domains, "
               f"{len(DOMAINS) * IPS_PER_DOMAIN:,} source IPs, {rollups:,} rollup rows", flush=True)
         fulls, same, incremental = [], [], []
-        for _ in range(args.repeat):     # cold each time: no blobs, no day totals, no history
+        for _ in range(args.repeat):     # cold each time: no snapshots, no day totals, no history
             Snapshot.delete().where(Snapshot.org == org_id).execute()
             ScoreHistory.delete().where(ScoreHistory.org == org_id).execute()
             seconds, first = timed("full refresh (first run, history back-filled)",
@@ -239,12 +239,12 @@ def main(argv=None):
     print(f"\nload average while measuring: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
           f"(best and median of {args.repeat})")
     print(f"full refresh     best {min(fulls):7.3f} s  median {statistics.median(fulls):7.3f} s   "
-          f"(goal < 5 s)   {first.blobs} blobs, {first.days_summed:,} domain-days summed")
+          f"(goal < 5 s)   {first.blobs} snapshots, {first.days_summed:,} domain-days summed")
     print(f"nothing changed  best {min(same):7.3f} s  median {statistics.median(same):7.3f} s")
     print(f"one more day     best {min(incremental):7.3f} s  "
           f"median {statistics.median(incremental):7.3f} s"
           f"   (goal < 0.5 s) {after.days_summed} domain-days summed")
-    print("blob bytes       " + ", ".join(f"{k} {v:,}" for k, v in sizes.items())
+    print("snapshot bytes   " + ", ".join(f"{k} {v:,}" for k, v in sizes.items())
           + f"; total {sum(sizes.values()):,}; overview {overview:,}")
     if args.no_http:
         return
@@ -257,8 +257,10 @@ def serve(work: pathlib.Path, org_id: str, args):
     health = [f"{BASE}/domains/{d}/health" for d in DOMAINS]
     ceiling = "bare WSGI, constant 2 KB (ceiling)"
     targets = [Target(ceiling, "bench.api_apps:bare", ["/constant"]),
-               # The same pipeline (key look-up, metering) without a blob: what rua costs anyway.
-               Target("/enums (no blob: auth + metering)", "wsgi:app", [f"{BASE}/enums"], ceiling),
+               # The same pipeline (key look-up, metering) without a snapshot: what rua costs
+               # anyway.
+               Target("/enums (no snapshot: auth + metering)", "wsgi:app", [f"{BASE}/enums"],
+                      ceiling),
                Target("/dashboard/overview", "wsgi:app", [f"{BASE}/dashboard/overview"], ceiling),
                Target("/domains/{d}/health (50 domains)", "wsgi:app", health, ceiling)]
     print(f"\n{args.rounds} rounds of {args.duration} s a target, targets shuffled in each round",

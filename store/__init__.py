@@ -1,10 +1,11 @@
 """The store: Peewee over SQLite (default) or Postgres, behind two database proxies.
 
 `db` holds everything; `meter` holds the request counters (store/usage.py). On SQLite the
-counters live in a file of their own beside the store (rua.db -> rua.meter.db): every API
-request writes them, and a write to the store's file would make every other worker drop its
-page cache of the reports and wait behind ingest's long transactions. On Postgres both proxies
-point at the same database.
+counters live in a file of their own beside the store (rua.db -> rua.meter.db), because every
+API request writes them: in the store's file each request would wait behind ingest's and the
+snapshotter's long write transactions, and would move the store's version, so no worker could
+keep a key or a snapshot between requests (store/versioned.py) nor its page cache. On Postgres
+both proxies point at the same database.
 """
 from __future__ import annotations
 

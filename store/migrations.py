@@ -20,8 +20,7 @@ def _initial_schema(database):
 
 def _create_counters() -> None:
     """The counters' table. On SQLite it is clustered on its key (WITHOUT ROWID): each request
-    reads and writes one b-tree where a rowid table and its unique index made two (with 4
-    processes metering at once, about 15% less CPU a request, measured in process). peewee
+    reads and writes one b-tree where a rowid table and its unique index made two. peewee
     writes that clause for any database, so it is asked for on SQLite only."""
     Usage._meta.without_rowid = not is_postgres()
     try:

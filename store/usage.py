@@ -1,12 +1,11 @@
 """Request metering in the database: hourly counts per organization and key, and the abuse window.
 
 Every check is a conditional upsert whose WHERE runs under a lock (SQLite's write lock,
-Postgres's row lock on conflict), so "allow while count < limit" can never admit one too many,
-whichever worker or host asks. An allowed request counts in two small rows: its key's hour
-(which also holds the key's abuse window) and its organization's hour. On SQLite that is one
-statement, the organization's row kept by a trigger, in the counters' own file (store.meter),
-so the store's file and its readers' caches are left alone; on Postgres it is one prepared
-statement, one round trip, committed without waiting for the disk (store/usage_sql.py).
+Postgres's row lock on conflict), so "allow while count < limit" never admits one too many,
+whichever worker or host asks. An allowed request counts in two rows: its key's hour (which
+also holds the key's abuse window) and its organization's hour. On SQLite that is one
+statement, a trigger keeping the organization's row; on Postgres one prepared statement
+(store/usage_sql.py).
 """
 from __future__ import annotations
 

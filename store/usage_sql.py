@@ -69,7 +69,8 @@ _ORG_ROW = """FROM "usage" o WHERE o.org_id = :org AND o.key_id = '' AND o.hour 
 SQLITE_ADMIT = _key_hit(
     room=f"""COALESCE((SELECT o.allowed < :limit AND o.heavy + :weight <= :heavy_limit
                        {_ORG_ROW}), 1)""",
-    returning=f"COALESCE((SELECT o.allowed {_ORG_ROW}), 0), COALESCE((SELECT o.heavy {_ORG_ROW}), 0)")
+    returning=f"""COALESCE((SELECT o.allowed {_ORG_ROW}), 0),
+                  COALESCE((SELECT o.heavy {_ORG_ROW}), 0)""")
 # The organization refused a request its key's row took: count it rejected, out of the window.
 KEY_UNDO = f"""
 UPDATE "usage" SET allowed = allowed - 1, rejected = rejected + 1, heavy = heavy - :weight,

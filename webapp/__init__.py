@@ -86,7 +86,8 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     base = urlparse(config.base_url).path.rstrip("/")
     for name in RESOURCES:
         module = importlib.import_module(f"webapp.{name}")
-        app.register_blueprint(module.bp, url_prefix=None if getattr(module, "ROOT", False) else base)
+        root = getattr(module, "ROOT", False)
+        app.register_blueprint(module.bp, url_prefix=None if root else base)
     app.wsgi_app = SnapshotLane(app, database, base)
     if config.proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix

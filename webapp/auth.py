@@ -138,7 +138,7 @@ def _entry(row: tuple) -> _Entry:
 
 
 def _touch(key_id: str, now: datetime) -> None:
-    # The condition keeps concurrent workers from rewriting the same minute.
+    # The condition keeps concurrent workers from rewriting the same day.
     (ApiKey.update(last_used_at=now)
      .where((ApiKey.id == key_id)
             & (ApiKey.last_used_at.is_null() | (ApiKey.last_used_at <= now - TOUCH_EVERY)))

@@ -19,8 +19,8 @@ def register(app: Flask, database) -> None:
     teardown.
 
     SQLite keeps the connection it opened, one per worker thread, between requests: closing
-    the last connection to a WAL database checkpoints and deletes the WAL (measured ~10 ms per
-    request) and the next write re-creates it. Postgres connections go back to the pool.
+    the last connection to a WAL database checkpoints and deletes the WAL, and the next write
+    re-creates it. Postgres connections go back to the pool.
     """
     keep = isinstance(database, SqliteDatabase)
     kept = threading.local()
@@ -36,7 +36,8 @@ def register(app: Flask, database) -> None:
         if database.is_closed():
             return
         # Only our own connection is closed (a caller, e.g. a test, may hold its own).
-        ours = g.pop("rua_opened", False) or (keep and getattr(kept, "connection", None) is database.connection())
+        ours = g.pop("rua_opened", False) or (
+            keep and getattr(kept, "connection", None) is database.connection())
         if ours and (not keep or g.pop("rua_storage_failed", False)):
             database.close()            # pooled, or a connection that failed is not kept
             kept.connection = None

@@ -24,7 +24,8 @@ try:
     _PG_UNAVAILABLE: tuple = (psycopg2.OperationalError, psycopg2.InterfaceError)
 except ImportError:  # SQLite-only installs
     _PG_UNAVAILABLE = ()
-UNAVAILABLE = (peewee.OperationalError, peewee.InterfaceError, MaxConnectionsExceeded) + _PG_UNAVAILABLE
+UNAVAILABLE = ((peewee.OperationalError, peewee.InterfaceError, MaxConnectionsExceeded)
+               + _PG_UNAVAILABLE)
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 

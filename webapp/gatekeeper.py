@@ -14,7 +14,8 @@ def public(view):
 
 def gatekeep():
     # One hook, and each context object looked up once: every API request runs this.
-    req, ctx, app = request._get_current_object(), g._get_current_object(), current_app._get_current_object()
+    req, ctx = request._get_current_object(), g._get_current_object()
+    app = current_app._get_current_object()
     # Routing failures (404/405) are answered before touching the store or keys.
     if req.routing_exception is not None:
         raise req.routing_exception

@@ -1,4 +1,11 @@
-"""Answers remembered per process until the organization's reports change."""
+"""Answers remembered per process until the organization's reports change.
+
+What it buys: /statistics, /top-sources, /domains and the report list's totals sum an
+organization's rollups, which takes far longer than answering from memory (bench/mechanisms.py,
+"memo"). What it costs to keep correct: every change to what they sum must move the
+organization's report stamp (store.queries.report_stamp), which holds while reports are only
+ever added.
+"""
 from __future__ import annotations
 
 import threading

@@ -21,7 +21,8 @@ def score():
     domain = params.optional_domain(request.args)
     if domain is None:
         return serve(fetch("compliance"))
-    snapshot = fetch("compliance", domain, exists=lambda: org_has_domain(g.principal.org_id, domain))
+    snapshot = fetch("compliance", domain,
+                     exists=lambda: org_has_domain(g.principal.org_id, domain))
     if snapshot is None:
         return respond(dumps(unknown_domain_compliance(domain)))
     return serve(snapshot)
@@ -33,4 +34,5 @@ def history():
     days = params.days(request.args, default=30, lo=1, hi=365)
     snapshot = fetch("history")
     first = (g.now.date() - timedelta(days=days - 1)).isoformat()
-    return respond(series.envelope(days, series.since(snapshot.body, first)), None, snapshot.computed_at)
+    body = series.envelope(days, series.since(snapshot.body, first))
+    return respond(body, None, snapshot.computed_at)

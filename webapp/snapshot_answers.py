@@ -30,9 +30,8 @@ def respond(body: bytes, etag: str | None = None, computed_at=None) -> Response:
     environ = request.environ
     if any(name in environ for name in CONDITIONS):
         return response.make_conditional(request)
-    # Without conditions make_conditional has nothing to do but add a Date field, which the
-    # server sends anyway (gunicorn always does); its date parsing and header look-ups cost a
-    # fifth of a snapshot answer. A HEAD drops the body later as ever.
+    # Without conditions make_conditional would only add a Date field, which gunicorn sends
+    # anyway. A HEAD drops the body later as ever.
     return response
 
 

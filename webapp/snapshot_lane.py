@@ -2,8 +2,8 @@
 unusual.
 
 What it buys: a snapshot answer is bytes already made, yet Flask's request machinery costs more
-than the key check, the metering and the bytes together; answering the overview here serves
-about half as many requests again (bench/mechanisms.py, "lane"). This WSGI layer answers a plain
+than the key check, the metering and the bytes together (bench/mechanisms.py measures the
+routes with and without the lane). This WSGI layer answers a plain
 GET or HEAD of /dashboard/overview, /compliance-score or /domains/{domain}/health when all it
 needs is known in this worker from earlier requests at the same store version
 (store/versioned.py): the key, the fresh snapshot, the domain's monitored check.

@@ -22,4 +22,5 @@ def index():
     snapshot = fetch("trends", domain or "", exists=known)
     if snapshot is None:     # a valid domain without data: zeros for every day
         return respond(series.envelope(days, dumps(trend_points({}, g.now.date(), days))))
-    return respond(series.envelope(days, series.last(snapshot.body, days)), None, snapshot.computed_at)
+    body = series.envelope(days, series.last(snapshot.body, days))
+    return respond(body, None, snapshot.computed_at)

@@ -1,4 +1,4 @@
-"""GET /api-keys/usage: where the organization stands this hour, its chart, and every key's share."""
+"""GET /api-keys/usage: where the organization stands this hour, its chart, every key's share."""
 from __future__ import annotations
 
 from flask import Blueprint, current_app, g, request
@@ -23,7 +23,8 @@ def buckets(days: int, now: int) -> tuple[str, list[int]]:
         last, size, count = usage.hour_of(now), usage.HOUR, days * 24
     else:
         last, size, count = now - now % DAY, DAY, days
-    return ("hour" if size == usage.HOUR else "day"), [last - size * i for i in range(count - 1, -1, -1)]
+    starts = [last - size * i for i in range(count - 1, -1, -1)]
+    return ("hour" if size == usage.HOUR else "day"), starts
 
 
 def points(starts: list[int], size: int, hourly: dict[int, tuple[int, int]]) -> list[dict]:
@@ -34,7 +35,8 @@ def points(starts: list[int], size: int, hourly: dict[int, tuple[int, int]]) -> 
         if start in totals:
             totals[start][0] += allowed
             totals[start][1] += rejected
-    return [{"ts": from_epoch(start), "allowed": a, "rejected": r} for start, (a, r) in totals.items()]
+    return [{"ts": from_epoch(start), "allowed": a, "rejected": r}
+            for start, (a, r) in totals.items()]
 
 
 def _requests(count: int) -> str:
