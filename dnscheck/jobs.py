@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -76,16 +77,16 @@ def run(config, items: list[Target], *, now: datetime | None = None,
     """Check `items` in order, DOMAIN_BOUND at a time; past `budget` seconds none more is
     started (those wait for the next run). With `store`, each result is kept as it comes."""
     lookup, result, started = Lookup(config), Run(), time.monotonic()
-    pending = list(items)
+    pending = deque(items)
     with ThreadPoolExecutor(max_workers=DOMAIN_BOUND) as pool:
         running = {}
         while pending or running:
             while pending and len(running) < DOMAIN_BOUND:
                 if budget is not None and time.monotonic() - started > budget:
                     result.left = [t.name for t in pending]
-                    pending = []
+                    pending.clear()
                     break
-                item = pending.pop(0)
+                item = pending.popleft()
                 running[pool.submit(_check, lookup, config, item, now)] = item
             if not running:
                 break

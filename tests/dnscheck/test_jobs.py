@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 
 import pytest
 
@@ -173,3 +174,21 @@ def test_unstored_checks_touch_no_row(dns_server, check_config, domain):
     result = jobs.check_unstored(check_config, ["good.example"], now=NOW)
     assert result.stored == 0 and result.checks[0].states["dmarc_state"] == "verified"
     assert Domain.get_by_id(domain.id).dns is None and Event.select().count() == 0
+
+
+def test_the_hourly_job_checks_then_refreshes_the_organizations_it_changed(
+        dns_server, check_config, domain):
+    from snapshotter.jobs import check_dns
+    from store import snapshots
+    serve(dns_server, "good.example")
+    result = check_dns(NOW, check_config)
+    assert [c.domain for c in result.checks] == ["good.example"]
+    health = json.loads(snapshots.get(domain.org_id, "health", "good.example").body)
+    assert health["dns"]["spf"]["status"] == "ok"
+    assert Organization.get_by_id(domain.org_id).dirty_since is None
+
+
+def test_the_hourly_job_does_nothing_offline(dns_server, check_config, domain):
+    from snapshotter.jobs import check_dns
+    assert check_dns(NOW, check_config.replace(offline=True)) is None
+    assert dns_server.asked() == [] and Domain.get_by_id(domain.id).dns_checked_at is None
