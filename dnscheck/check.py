@@ -1,6 +1,7 @@
 """One domain's live check: every record kind looked up at once, then its verification states."""
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -35,10 +36,12 @@ class DomainCheck:
 
 
 def check_domain(lookup: Lookup, domain: str, *, selectors: list[str], report_address: str,
-                 mta_sts_port: int = 443, now: datetime | None = None) -> DomainCheck:
-    """Check every kind of `domain` concurrently; BIMI, which weighs the DMARC policy, after it."""
+                 mta_sts_port: int = 443, now: datetime | None = None,
+                 pool: Executor | None = None) -> DomainCheck:
+    """Check every kind of `domain` concurrently (on `pool` when given, which a run of many
+    domains shares); BIMI, which weighs the DMARC policy, after it."""
     checked_at = now or utcnow()
-    verdicts = gather({
+    verdicts = _all({
         "dmarc": lambda: dmarc.check(lookup, domain),
         "spf": lambda: spf.check(lookup, domain),
         "dkim": lambda: dkim.check(lookup, domain, selectors),
@@ -48,13 +51,20 @@ def check_domain(lookup: Lookup, domain: str, *, selectors: list[str], report_ad
         # Asked now so BIMI's own check finds it answered: a dead nameserver then costs its
         # timeout once, beside DMARC's, not once more after it.
         "bimi_record": lambda: lookup.txt(f"default._bimi.{domain}"),
-    }, bound=KIND_BOUND)
+    }, pool)
     verdicts["bimi"] = bimi.check(lookup, domain, verdicts["dmarc"])
     found = states.verification(verdicts["dmarc"], verdicts["tls_rpt"], report_address)
     return DomainCheck(domain=domain, checked_at=checked_at,
                        dns={kind: verdicts[kind].as_stored() for kind in KINDS},
                        states={k: found[k] for k in STATE_FIELDS},
                        spf_lookups=verdicts["spf"].facts.get("lookups"))
+
+
+def _all(calls: dict, pool: Executor | None) -> dict:
+    if pool is None:
+        return gather(calls, bound=KIND_BOUND)
+    futures = {key: pool.submit(call) for key, call in calls.items()}
+    return {key: future.result() for key, future in futures.items()}
 
 
 def selectors_for(reported: list[str] | None, configured: str) -> list[str]:

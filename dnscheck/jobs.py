@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from dnscheck import conditions
-from dnscheck.check import DomainCheck, check_domain, selectors_for
+from dnscheck.check import KIND_BOUND, DomainCheck, check_domain, selectors_for
 from dnscheck.resolver import Lookup
 from store import db, events
 from store.clock import utcnow
@@ -78,7 +78,10 @@ def run(config, items: list[Target], *, now: datetime | None = None,
     started (those wait for the next run). With `store`, each result is kept as it comes."""
     lookup, result, started = Lookup(config), Run(), time.monotonic()
     pending = deque(items)
-    with ThreadPoolExecutor(max_workers=DOMAIN_BOUND) as pool:
+    # Kinds run on a pool of their own, whose threads every domain reuses (a domain's kinds
+    # never submit to it, so it cannot fill up with tasks waiting on each other).
+    with ThreadPoolExecutor(max_workers=DOMAIN_BOUND) as pool, \
+            ThreadPoolExecutor(max_workers=DOMAIN_BOUND * KIND_BOUND) as kinds:
         running = {}
         while pending or running:
             while pending and len(running) < DOMAIN_BOUND:
@@ -87,7 +90,7 @@ def run(config, items: list[Target], *, now: datetime | None = None,
                     pending.clear()
                     break
                 item = pending.popleft()
-                running[pool.submit(_check, lookup, config, item, now)] = item
+                running[pool.submit(_check, lookup, config, item, now, kinds)] = item
             if not running:
                 break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -96,10 +99,10 @@ def run(config, items: list[Target], *, now: datetime | None = None,
     return result
 
 
-def _check(lookup, config, item: Target, now):
+def _check(lookup, config, item: Target, now, kinds):
     return check_domain(lookup, item.name, selectors=list(item.selectors),
                         report_address=config.report_address,
-                        mta_sts_port=config.mta_sts_port, now=now or utcnow())
+                        mta_sts_port=config.mta_sts_port, now=now or utcnow(), pool=kinds)
 
 
 def _collect(future, item: Target, result: Run, config, store: bool) -> None:
