@@ -90,6 +90,13 @@ def any_error(view: dict) -> bool:
     return any(entry["status"] == "error" for entry in view.values())
 
 
+def record_parent(dns: dict | None) -> str:
+    """The parent domain the live check found the DMARC record on ("" for the domain's own)."""
+    entry = (dns or {}).get("dmarc")
+    parent = entry.get("inherited_from") if isinstance(entry, dict) else None
+    return parent if isinstance(parent, str) else ""
+
+
 def published_policy(dns: dict | None) -> str | None:
     """The p= of the DMARC record found by the live check, when it recorded one."""
     entry = (dns or {}).get("dmarc")

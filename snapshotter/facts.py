@@ -65,10 +65,12 @@ def _raw(query):
 def _add_domains(org_id: str, facts: OrgFacts):
     query = (Domain.select(Domain.name, Domain.verified_source, Domain.inherited_from, Domain.dns)
              .where(Domain.org == org_id).tuples())
-    for name, verified_source, inherited_from, dns in query:
+    for name, verified_source, inherited_from, dns_found in query:
+        # The parent whose DMARC record applies, whether or not it reports to us.
         facts.domains[name] = DomainFacts(
-            name, monitored=True, dns=dns,
-            inherited_from=inherited_from if verified_source == "inherited" else "")
+            name, monitored=True, dns=dns_found,
+            inherited_from=inherited_from if verified_source == "inherited"
+            else dns.record_parent(dns_found))
 
 
 def _add_last_reports(org_id: str, facts: OrgFacts, first: date):

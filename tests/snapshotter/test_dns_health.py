@@ -65,3 +65,16 @@ def test_before_any_report_the_policy_comes_from_dns(
     assert body["compliance"]["policy"] == "quarantine" and body["grade"] == "N/A"
     card = get(client, "/dashboard/overview", key).get_json()["domain_cards"][0]
     assert card["policy"] == "quarantine"
+
+
+def test_a_card_says_its_policy_is_inherited_even_when_the_parent_reports_elsewhere(
+        client, org, key, dns_server, checking):  # noqa: F811
+    make_domain(org, name="sub.good.example")
+    serve(dns_server, "good.example", dmarc="v=DMARC1; p=reject; rua=mailto:d@good.example",
+          extra="sub IN A 192.0.2.9\n")
+    check_and_refresh(checking, org)
+    card = get(client, "/dashboard/overview", key).get_json()["domain_cards"][0]
+    assert (card["inherited"], card["inherited_from"], card["policy"]) == (
+        True, "good.example", "reject")
+    [row] = get(client, "/domains", key).get_json()["domains"]
+    assert (row["dmarc_state"], row["verified_source"]) == ("published_not_ours", "")
