@@ -5,6 +5,7 @@ from ingest.alignment import failure_summary, record_alignment
 from ingest.classify import AUTHENTICATED, REPUTATIONS, UNKNOWN_SENDER, Sender, classify
 from ingest.model import ReportError
 from ingest.rollups import Tally
+from store.addresses import canonical_ip
 from store import compiled as sql
 from store.models import Record, Source
 
@@ -80,7 +81,7 @@ class RecordWriter:
                          spf, as_json(record.reasons), envelope_to, envelope_from, header_from,
                          as_json(record.auth_dkim), as_json(record.auth_spf), alignment_json,
                          verdict))
-            self.tally.add(source_ip, record.count, record.dkim, record.spf, verdict)
+            self.tally.add(source_ip, record.count, record.dkim, record.spf, verdict, disposition)
             if record.dkim == "pass" or record.spf == "pass":
                 self.compliant += record.count
             self._collect_selectors(record.auth_dkim)
@@ -120,15 +121,22 @@ class RecordWriter:
 
 
 def known_senders(org_id: str, ips) -> dict[str, Sender]:
-    """What enrichment has recorded of these IPs (Source rows); an IP not there is unknown."""
-    ips = sorted(ips)
-    if not ips:
+    """What enrichment has recorded of these IPs (Source rows, by the addresses' canonical
+    text); an IP not there, or not enriched yet, is unknown."""
+    spelled = {ip: canonical_ip(ip) for ip in ips}
+    wanted = sorted(set(spelled.values()))
+    if not wanted:
         return {}
-    cursor = sql.execute(("senders", len(ips)), lambda: (
+    cursor = sql.execute(("senders", len(wanted)), lambda: (
         f"SELECT {sql.name(Source.ip)}, {sql.name(Source.service_slug)}, "
-        f"{sql.name(Source.abuse_status)} FROM {sql.table(Source)} "
-        f"WHERE {sql.name(Source.org)} = ? AND {sql.name(Source.ip)} IN "
-        f"({', '.join(['?'] * len(ips))})"), [org_id, *ips])
-    return {ip: Sender("service" if slug else "unknown",
-                       status if status in REPUTATIONS else "unknown")
-            for ip, slug, status in cursor.fetchall()}
+        f"{sql.name(Source.service_kind)}, {sql.name(Source.abuse_status)} "
+        f"FROM {sql.table(Source)} WHERE {sql.name(Source.org)} = ? "
+        f"AND {sql.name(Source.ip)} IN ({', '.join(['?'] * len(wanted))})"), [org_id, *wanted])
+    known = {ip: sender_of(slug, kind, status) for ip, slug, kind, status in cursor.fetchall()}
+    return {ip: known[canonical] for ip, canonical in spelled.items() if canonical in known}
+
+
+def sender_of(slug: str | None, service_kind: str | None, abuse_status: str | None) -> Sender:
+    """The classifier's Sender from a Source row's service (slug, kind) and abuse status."""
+    kind = "unknown" if not slug else "forwarder" if service_kind == "forwarder" else "service"
+    return Sender(kind, abuse_status if abuse_status in REPUTATIONS else "unknown")

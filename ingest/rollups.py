@@ -7,22 +7,34 @@ day is the UTC day holding the midpoint of the report window. The upserts add to
 from __future__ import annotations
 
 from ingest.classify import LIKELY_FORWARDED
+from store.addresses import canonical_ip
 from store import compiled as sql
 from store.models import DailyRollup, DomainDay
 
+_HELD = {"quarantine": 0, "reject": 1}
 _SUMS = ("messages", "compliant", "spf_aligned_pass", "dkim_aligned_pass", "forwarded")
 
 
 class Tally:
-    """Message counts of one report by source IP, in the DailyRollup columns."""
+    """Message counts of one report by source IP (its canonical text, so each address is one
+    row whatever its spelling), in the DailyRollup columns, and [quarantined, rejected]."""
 
     def __init__(self):
         self.by_ip: dict[str, list[int]] = {}
+        self.dispositions: dict[str, list[int]] = {}
+        self._canonical: dict[str, str] = {}
 
-    def add(self, source_ip: str, count: int, dkim: str, spf: str, classification: str):
-        sums = self.by_ip.get(source_ip)
+    def add(self, source_ip: str, count: int, dkim: str, spf: str, classification: str,
+            disposition: str = "none"):
+        ip = self._canonical.get(source_ip)
+        if ip is None:
+            ip = self._canonical[source_ip] = canonical_ip(source_ip)
+        sums = self.by_ip.get(ip)
         if sums is None:
-            sums = self.by_ip[source_ip] = [0, 0, 0, 0, 0]
+            sums = self.by_ip[ip] = [0, 0, 0, 0, 0]
+        if disposition in _HELD:
+            held = self.dispositions.setdefault(ip, [0, 0])
+            held[_HELD[disposition]] += count
         sums[0] += count
         if dkim == "pass" or spf == "pass":
             sums[1] += count

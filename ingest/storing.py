@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 from peewee import IntegrityError
 
-from ingest import rollups, routing
+from ingest import rollups, routing, source_facts
 from ingest.model import ParsedReport, ReportError
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
 from store import compiled as sql
@@ -104,6 +104,8 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at) 
     policy = (report.p, report.pct, report.testing)
     rollups.save_domain_day(org.id, domain, days[2], report.total_messages, policy,
                             meta.date_end)
+    source_facts.save(org.id, domain, from_epoch(meta.date_begin), from_epoch(meta.date_end),
+                      days[2], writer.tally)
     _monitor(org, domain, writer.selectors)
     sql.execute("dirty", lambda: (
         f"UPDATE {sql.table(Organization)} SET {sql.name(Organization.dirty_since)} = ? "

@@ -3,14 +3,17 @@
 Version 1 creates the tables as store/models.py declares them; version 2 moves a SQLite
 store's request counters into their own file (store/__init__.py says why); version 3 drops two
 record indexes that others cover; version 4 has SQLite keep each organization's hourly total
-row by triggers; version 5 allows one open event per dedupe key. Once a release has shipped,
+row by triggers; version 5 allows one open event per dedupe key; version 6 gives sources their
+totals (kept by ingest from then on) and enrichment fields. Once a release has shipped,
 never edit an applied migration: add the next one (playhouse.migrate's add_column and friends),
 so an existing database is upgraded in place without losing data.
 """
 from __future__ import annotations
 
 from store import is_postgres, meter
-from store.models import MODELS, SchemaVersion, Usage
+from store.addresses import canonical_ip, ip_key
+from store.clock import from_epoch
+from store.models import MODELS, Record, Report, SchemaVersion, Source, SourceDomain, Usage
 
 
 def _initial_schema(database):
@@ -123,6 +126,59 @@ def _one_open_event_per_key(database):
         'ON "event" (org_id, dedupe_key) WHERE cleared_at IS NULL')
 
 
+def _source_facts(database):
+    """Sources gain their totals and what enrichment learns; SourceDomain is new. Both are
+    filled from the records already stored (their canonical address, store/addresses.py)."""
+    from playhouse.migrate import PostgresqlMigrator, SqliteMigrator, migrate as alter
+    migrator = (PostgresqlMigrator if is_postgres() else SqliteMigrator)(database)
+    have = {column.name for column in database.get_columns(Source._meta.table_name)}
+    missing = [field for field in Source._meta.sorted_fields if field.column_name not in have]
+    alter(*[migrator.add_column(Source._meta.table_name, field.column_name, field)
+            for field in missing])
+    database.create_tables([Source, SourceDomain], safe=True)     # and their indexes
+    _backfill_sources(database)
+
+
+def _backfill_sources(database):
+    """SourceDomain and Source rows from the stored records, where ingest had written none."""
+    if SourceDomain.select().exists() or not Record.select().exists():
+        return
+    held = {"quarantine": 0, "reject": 1}
+    pairs: dict[tuple, list] = {}
+    rows = (Record.select(Report.org, Report.domain, Record.source_ip, Record.count,
+                          Record.dkim, Record.spf, Record.classification, Record.disposition,
+                          Report.date_begin, Report.date_end)
+            .join(Report, on=(Record.report == Report.id)).tuples().iterator())
+    for org, domain, ip, count, dkim, spf, verdict, disposition, begin, end in rows:
+        facts = pairs.setdefault((org, domain, canonical_ip(ip)),
+                                 [begin, end, 0, 0, 0, 0, 0, 0, 0, set()])
+        facts[0], facts[1] = min(facts[0], begin), max(facts[1], end)
+        facts[2] += count
+        facts[3] += count if "pass" in (dkim, spf) else 0
+        facts[4] += count if spf != "pass" else 0
+        facts[5] += count if dkim != "pass" else 0
+        facts[6] += count if verdict == "likely_forwarded" else 0
+        if disposition in held:
+            facts[7 + held[disposition]] += count
+    sources: dict[tuple, list] = {}
+    for (org, domain, ip), f in pairs.items():
+        SourceDomain.insert(org=org, domain=domain, ip=ip, first_seen=from_epoch(f[0]),
+                            last_seen=from_epoch(f[1]), messages=f[2], compliant=f[3],
+                            spf_fail=f[4], dkim_fail=f[5], forwarded=f[6], quarantined=f[7],
+                            rejected=f[8], reports=1).execute()
+        total = sources.setdefault((org, ip), [f[0], f[1], 0, 0, 0, 0, 0, 0])
+        total[0], total[1] = min(total[0], f[0]), max(total[1], f[1])
+        for i in range(2, 7):
+            total[i] += f[i]
+        total[7] += 1
+    for (org, ip), t in sources.items():
+        Source.insert(org=org, ip=ip, ip_key=ip_key(ip), first_seen=from_epoch(t[0]),
+                      last_seen=from_epoch(t[1]), messages=t[2], compliant=t[3], spf_fail=t[4],
+                      dkim_fail=t[5], auth_failures=t[4] + t[5], forwarded=t[6],
+                      compliance_rate=100.0 * t[3] / t[2] if t[2] else 0.0,
+                      domain_count=t[7]).on_conflict_ignore().execute()
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -130,6 +186,8 @@ MIGRATIONS = [
     (3, "record indexes covered by others dropped", _record_indexes_covered_by_others),
     (4, "organization request totals kept by triggers on SQLite", _org_totals_kept_by_triggers),
     (5, "one open event per organization and dedupe key", _one_open_event_per_key),
+    (6, "source facts: totals per source and per source and domain, enrichment fields",
+     _source_facts),
 ]
 
 

@@ -230,23 +230,75 @@ class DomainDay(BaseModel):
 
 
 class Source(BaseModel):
-    """A sending IP seen in an organization's reports, with what is known of it."""
+    """A sending IP seen in an organization's reports: its totals, kept by ingest (ingest/
+    source_facts.py), and what enrichment learned of it (sources/jobs.py). `ip` is the address
+    in its canonical text (IPv6 compressed, lower case); `ip_key` orders addresses numerically."""
     id = BigAutoField()
     org = ForeignKeyField(Organization, on_delete="CASCADE")
     ip = CharField(max_length=64)
-    first_seen = DateTimeField()
-    last_seen = DateTimeField()
+    ip_key = CharField(max_length=66, default="")
+    first_seen = DateTimeField()               # begin of the earliest report window
+    last_seen = DateTimeField()                # end of the latest report window
+    messages = BigIntegerField(default=0)
+    compliant = BigIntegerField(default=0)
+    spf_fail = BigIntegerField(default=0)      # messages without an aligned SPF pass
+    dkim_fail = BigIntegerField(default=0)     # messages without an aligned DKIM pass
+    auth_failures = BigIntegerField(default=0)     # spf_fail + dkim_fail, kept for its sort
+    forwarded = BigIntegerField(default=0)     # failing messages classified likely_forwarded
+    compliance_rate = FloatField(default=0.0)
+    domain_count = IntegerField(default=0)
     ptr = CharField(max_length=253, null=True)
+    fcrdns = CharField(max_length=8, default="unknown")
+    base_domain = CharField(max_length=253, null=True)
     service_slug = CharField(max_length=64, null=True)
     service_name = CharField(max_length=128, null=True)
     service_icon = CharField(max_length=64, null=True)
+    service_kind = CharField(max_length=32, null=True)
     abuse_status = CharField(max_length=16, default="unknown")
+    blocklist = JSONField(null=True)           # {"status", "listed_on", "checked_at"}
+    classification = CharField(max_length=16, default="unknown")
+    verdict = JSONField(null=True)             # {"because": [...], "sentence": "..."}
     authorized = BooleanField(default=False)
     country = CharField(max_length=2, null=True)
+    country_name = CharField(max_length=128, null=True)
+    asn = BigIntegerField(null=True)
+    as_org = CharField(max_length=255, null=True)
     enriched_at = DateTimeField(null=True)
 
     class Meta:
-        indexes = ((("org", "ip"), True),)
+        indexes = (
+            (("org", "ip"), True),
+            (("org", "messages", "id"), False),
+            (("org", "ip_key", "id"), False),
+            (("org", "first_seen", "id"), False),
+            (("org", "last_seen", "id"), False),
+            (("org", "compliance_rate", "id"), False),
+            (("org", "auth_failures", "id"), False),
+            (("org", "domain_count", "id"), False),
+            (("org", "enriched_at"), False),
+        )
+
+
+class SourceDomain(BaseModel):
+    """A source's messages for one policy domain, kept by ingest beside the daily rollups."""
+    id = BigAutoField()
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
+    domain = CharField(max_length=253)
+    ip = CharField(max_length=64)              # canonical text, as Source.ip
+    first_seen = DateTimeField()
+    last_seen = DateTimeField()
+    messages = BigIntegerField(default=0)
+    compliant = BigIntegerField(default=0)
+    spf_fail = BigIntegerField(default=0)
+    dkim_fail = BigIntegerField(default=0)
+    forwarded = BigIntegerField(default=0)
+    quarantined = BigIntegerField(default=0)   # messages by disposition; the rest were none
+    rejected = BigIntegerField(default=0)
+    reports = IntegerField(default=0)          # reports that contributed: 1 on the first
+
+    class Meta:
+        indexes = ((("org", "domain", "ip"), True), (("org", "ip"), False),
+                   (("org", "domain", "messages", "id"), False))
 
 
 class Event(BaseModel):
@@ -337,6 +389,6 @@ class SchemaVersion(BaseModel):
 
 
 MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
-          Source, Event, Snapshot, ScoreHistory, Usage]
+          Source, SourceDomain, Event, Snapshot, ScoreHistory, Usage]
 
 __all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]

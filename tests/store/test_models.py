@@ -10,7 +10,7 @@ from store import keys, meter, migrations, open_db
 from store.migrations import current_version, latest_version, migrate
 from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, Member,
                           Organization, Record, Report, SchemaVersion, ScoreHistory, Snapshot,
-                          Source, Usage)
+                          Source, SourceDomain, Usage)
 from tests.factories import make_domain, make_key, make_member, make_org
 from tests.store.scratch import empty_database_url
 
@@ -53,6 +53,8 @@ UNIQUE_ROWS = {
     "domain day": lambda org: DomainDay.create(org=org, domain="example.com", day=DAY),
     "source ip within an org": lambda org: Source.create(
         org=org, ip="192.0.2.1", first_seen=MOMENT, last_seen=MOMENT),
+    "source per domain and ip": lambda org: SourceDomain.create(
+        org=org, domain="example.com", ip="192.0.2.1", first_seen=MOMENT, last_seen=MOMENT),
     "snapshot kind and variant": lambda org: Snapshot.create(
         org=org, kind="overview", variant="", body=b"{}", etag="e", computed_at=MOMENT),
     "score history day": lambda org: ScoreHistory.create(

@@ -1,0 +1,142 @@
+"""Source facts kept by ingest: each source's totals equal the sums over its stored records."""
+from collections import defaultdict
+
+from click.testing import CliRunner
+
+from cli import main
+from ingest.storing import store_report
+from store import db, is_postgres
+from store.addresses import canonical_ip, ip_key
+from store.clock import from_epoch
+from store.models import Event, Record, Report, SchemaVersion, Source, SourceDomain
+from store.migrations import migrate
+from tests.factories import epoch, make_org, make_report, parsed_report
+
+DAY = 86400
+
+
+def sums_over_records(org) -> dict:
+    """Per canonical IP: the figures a Source row must hold, computed from the records."""
+    sums = defaultdict(lambda: {"messages": 0, "compliant": 0, "spf_fail": 0, "dkim_fail": 0,
+                                "domains": set(), "first": None, "last": None})
+    rows = (Record.select(Record.source_ip, Record.count, Record.dkim, Record.spf, Report.domain,
+                          Report.date_begin, Report.date_end)
+            .join(Report, on=(Record.report == Report.id)).where(Record.org == org).tuples())
+    for ip, count, dkim, spf, domain, begin, end in rows:
+        s = sums[canonical_ip(ip)]
+        s["messages"] += count
+        s["compliant"] += count if "pass" in (dkim, spf) else 0
+        s["spf_fail"] += count if spf != "pass" else 0
+        s["dkim_fail"] += count if dkim != "pass" else 0
+        s["domains"].add(domain)
+        s["first"] = begin if s["first"] is None else min(s["first"], begin)
+        s["last"] = end if s["last"] is None else max(s["last"], end)
+    return sums
+
+
+def assert_facts_match_records(org):
+    expected = sums_over_records(org)
+    rows = list(Source.select().where(Source.org == org))
+    assert {row.ip for row in rows} == set(expected)
+    for row in rows:
+        e = expected[row.ip]
+        assert (row.messages, row.compliant, row.spf_fail, row.dkim_fail) == (
+            e["messages"], e["compliant"], e["spf_fail"], e["dkim_fail"]), row.ip
+        assert row.auth_failures == e["spf_fail"] + e["dkim_fail"]
+        assert row.domain_count == len(e["domains"])
+        assert (row.first_seen, row.last_seen) == (from_epoch(e["first"]), from_epoch(e["last"]))
+        assert row.ip_key == ip_key(row.ip)
+        per_domain = SourceDomain.select().where(SourceDomain.org == org, SourceDomain.ip == row.ip)
+        assert {d.domain for d in per_domain} == e["domains"]
+        assert sum(d.messages for d in per_domain) == row.messages
+        assert sum(d.spf_fail for d in per_domain) == row.spf_fail
+
+
+FAILING = {"source_ip": "198.51.100.7", "count": 5, "dkim": "fail", "spf": "fail",
+           "disposition": "reject"}
+
+
+def test_totals_add_up_over_reports_and_domains_and_a_resent_report_counts_once(database):
+    org = make_org()
+    again = parsed_report("example.com", [FAILING, {"count": 3}], report_id="same",
+                          org_name="google.com")
+    store_report(again, org=org)
+    assert store_report(parsed_report("example.com", [FAILING, {"count": 3}], report_id="same",
+                                      org_name="google.com"), org=org).status == "duplicate"
+    make_report(org, "example.org", [{**FAILING, "spf": "pass", "count": 2}])
+    make_report(org, "example.org", [{"source_ip": "192.0.2.1", "dkim": "fail", "count": 4,
+                                      "disposition": "quarantine"}])
+    assert_facts_match_records(org)
+    source = Source.get(Source.org == org, Source.ip == "198.51.100.7")
+    assert (source.messages, source.compliant, source.domain_count) == (7, 2, 2)
+    assert round(source.compliance_rate, 2) == 28.57
+    held = {(d.domain, d.ip): (d.quarantined, d.rejected, d.reports)
+            for d in SourceDomain.select().where(SourceDomain.org == org)}
+    assert held[("example.com", "198.51.100.7")] == (0, 5, 1)
+    assert held[("example.org", "192.0.2.1")] == (4, 0, 1)
+
+
+def test_every_spelling_of_an_ipv6_address_is_one_source(database):
+    org = make_org()
+    make_report(org, records=[{"source_ip": "2001:DB8:0:0::1", "count": 2},
+                              {"source_ip": "2001:db8::1", "count": 3},
+                              {"source_ip": "::ffff:192.0.2.9", "count": 1}])
+    assert {s.ip: s.messages for s in Source.select()} == {"2001:db8::1": 5, "192.0.2.9": 1}
+    assert_facts_match_records(org)
+
+
+def test_ip_keys_sort_addresses_numerically_ipv4_first():
+    spelled = ["2001:db8::1", "10.0.0.1", "9.255.255.255", "::1", "192.0.2.1"]
+    assert sorted(spelled, key=ip_key) == ["9.255.255.255", "10.0.0.1", "192.0.2.1", "::1",
+                                           "2001:db8::1"]
+
+
+def test_a_new_sender_is_announced_once_the_domain_has_a_week_of_history(database):
+    org = make_org()
+    start = epoch("2024-03-01")
+    make_report(org, records=[{"source_ip": "192.0.2.1"}], date_begin=start,
+                date_end=start + DAY)
+    make_report(org, records=[{"source_ip": "192.0.2.2"}], date_begin=start + 3 * DAY,
+                date_end=start + 4 * DAY)
+    assert not Event.select().exists()     # three days of history: every sender is still new
+    for report in range(2):
+        make_report(org, records=[{"source_ip": "192.0.2.3"}, {"source_ip": "192.0.2.1"}],
+                    date_begin=start + 9 * DAY, date_end=start + 10 * DAY)
+    [event] = Event.select()
+    assert (event.type, event.domain, event.dedupe_key) == (
+        "new_sender", "example.com", "new_sender:example.com:192.0.2.3")
+
+
+VERSION_5_SOURCE = """CREATE TABLE "source" ("id" {id}, "org_id" VARCHAR(26) NOT NULL
+  REFERENCES "organization" ("id") ON DELETE CASCADE, "ip" VARCHAR(64) NOT NULL,
+  "first_seen" TIMESTAMP NOT NULL, "last_seen" TIMESTAMP NOT NULL, "ptr" VARCHAR(253),
+  "service_slug" VARCHAR(64), "service_name" VARCHAR(128), "service_icon" VARCHAR(64),
+  "abuse_status" VARCHAR(16) NOT NULL, "authorized" BOOLEAN NOT NULL, "country" VARCHAR(2),
+  "enriched_at" TIMESTAMP)"""
+
+
+def test_a_store_of_version_5_gets_its_source_facts_from_the_records(database):
+    org = make_org()
+    make_report(org, records=[FAILING, {"source_ip": "2001:db8::7", "count": 2}])
+    make_report(org, "example.org", records=[FAILING])
+    expected = {(s.ip, s.messages, s.domain_count) for s in Source.select()}
+    SourceDomain.delete().execute()
+    Source.delete().execute()
+    database.execute_sql('DROP TABLE "source_domain"')
+    database.execute_sql('DROP TABLE "source"')
+    database.execute_sql(VERSION_5_SOURCE.format(
+        id="BIGSERIAL PRIMARY KEY" if is_postgres() else "INTEGER PRIMARY KEY"))
+    SchemaVersion.delete().where(SchemaVersion.version == 6).execute()
+    assert migrate(database)[0][0] == 6
+    assert {(s.ip, s.messages, s.domain_count) for s in Source.select()} == expected
+    assert_facts_match_records(org)
+
+
+def test_every_source_of_the_corpus_adds_up_to_its_records(database, config, corpus_dir):
+    org = make_org("corpus-sources")
+    result = CliRunner().invoke(main, ["ingest", "--org", "corpus-sources", "--format", "json",
+                                       str(corpus_dir / "aggregate")],
+                                env={"RUA_DATABASE_URL": config.database_url})
+    db.initialize(database)   # the command pointed the shared proxy at its own connection
+    assert Source.select().where(Source.org == org).count() > 100, result.output[-500:]
+    assert_facts_match_records(org)
