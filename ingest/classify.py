@@ -5,8 +5,9 @@
                       DKIM signature of the From domain that failed (present but broken in
                       transit), or a pass for some other DKIM/SPF domain from a source known to
                       forward (sender kind "forwarder").
-3. suspicious         no DKIM signature and no SPF pass aligned with the From domain while the
-                      source is not a recognised sending service; or a suspicious/malicious
+3. suspicious         no DKIM signature and no SPF pass aligned with the From domain (SPF of
+                      the MAIL FROM identity only, as DMARC counts it: a HELO pass is not one)
+                      while the source is not a recognised sending service; or a suspicious/malicious
                       reputation, whatever else holds.
 4. needs_review       every other DMARC failure (typically a real service not yet aligned).
 
@@ -59,7 +60,7 @@ def classify(record, alignment: dict, sender: Sender | str = "unknown") -> str:
     if _lower(record.dkim) == "pass" or _lower(record.spf) == "pass":
         return AUTHENTICATED
     dkim = _results(record.auth_dkim, (alignment or {}).get("dkim"))
-    spf = _results(record.auth_spf, (alignment or {}).get("spf"))
+    spf = _mfrom(record.auth_spf, _results(record.auth_spf, (alignment or {}).get("spf")))
     if _forwarded(record, dkim, spf, sender):
         return LIKELY_FORWARDED
     if sender.reputation in BAD_REPUTATIONS:
@@ -80,6 +81,12 @@ def _forwarded(record, dkim, spf, sender: Sender) -> bool:
     if sender.kind == "forwarder":
         return any(not aligned and result == "pass" for result, aligned in dkim + spf)
     return False
+
+
+def _mfrom(entries, pairs) -> list[tuple[str, bool]]:
+    """The SPF pairs of the MAIL FROM identity (scope mfrom, or unstated): DMARC ignores HELO."""
+    return [pair for pair, entry in zip(pairs, entries or ())
+            if _lower(entry.get("Scope") if isinstance(entry, dict) else "") in ("", "mfrom")]
 
 
 def _results(results, flags) -> list[tuple[str, bool]]:

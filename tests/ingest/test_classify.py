@@ -103,3 +103,13 @@ def test_verdicts_ignore_case_of_reporter_values():
 def test_sender_rejects_values_outside_its_vocabulary(kind, reputation):
     with pytest.raises(ValueError):
         Sender(kind, reputation)
+
+
+def test_an_aligned_helo_pass_is_not_an_spf_pass_for_rule_3():
+    """DMARC counts the MAIL FROM identity only: a HELO pass leaves an unknown sender suspicious."""
+    helo = {"Domain": "example.com", "Scope": "helo", "Result": "pass", "HumanResult": ""}
+    assert classify(record(auth_spf=[helo]), {"spf": [True], "dkim": None}) == "suspicious"
+    unstated = {"Domain": "example.com", "Result": "pass", "HumanResult": ""}
+    assert classify(record(auth_spf=[unstated]), {"spf": [True], "dkim": None}) == "needs_review"
+    assert classify(record(auth_spf=[helo, spf("pass")]),
+                    {"spf": [True, True], "dkim": None}) == "needs_review"
