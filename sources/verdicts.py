@@ -125,6 +125,10 @@ RECORD_PHRASES = {
         "alters the message",
     "other_domain_passed_from_known_forwarder":
         "another domain's authentication passed from a known forwarder",
+    "aligned_dkim_signature_not_verified":
+        "a DKIM signature of the From domain is present but could not be verified",
+    "aligned_spf_pass_not_counted":
+        "the report shows an aligned SPF pass that the receiver's DMARC verdict did not count",
 }
 
 
@@ -143,8 +147,7 @@ def _record_sentence(rule: str, because: list[str], source: Sender) -> str:
     if "known_sending_service" in because:
         return (f"DMARC failed from {who}, a known sending service: it is probably not yet "
                 "set up to sign with the domain's DKIM key or to send from an aligned domain.")
-    return ("DMARC failed although a signature or SPF result of the From domain is present "
-            "but did not pass: check the sender's set-up.")
+    return "DMARC failed: " + "; ".join(RECORD_PHRASES[b] for b in because[1:]) + "."
 
 
 # Sources

@@ -52,7 +52,8 @@ def test_the_confirmed_ptr_speaks_first():
 
 
 def test_auth_results_name_the_service_when_the_ptr_names_none():
-    found = identify("o1.email.customer.example", dkim_domains=["customer.example", "sendgrid.info"],
+    found = identify("o1.email.customer.example",
+                     dkim_domains=["customer.example", "sendgrid.info"],
                      spf_domains=["bounces.amazonses.com"])
     assert (found.service.slug, found.via) == ("sendgrid", DKIM)
     assert identify(None, spf_domains=["bounces.amazonses.com"]).via == SPF
