@@ -6,8 +6,10 @@ Rules (decisions.md "Events"; severities as /enums lists them):
 - `spf_lookup_limit`: SPF needs more than 10 DNS lookups; cleared when it needs 10 or fewer.
 - `weak_dkim_key`: an RSA key under 2048 bits among the selectors found; cleared when none is.
 - `verification_lost`: `dmarc_state` leaves verified/verified_inherited for a definite other
-  state (not `unconfirmed`, which is not a negative); cleared when verified again.
-- `policy_changed`: the published p= differs from the last check's; a newer change replaces it.
+  state (not `unconfirmed`, which is not a negative, even across checks that could not tell);
+  cleared when verified again.
+- `policy_changed`: the published p= differs from the last one DNS told; a newer change
+  replaces the open event (one key per domain, shared with the reports' policy_changed).
 A kind DNS could not tell (`unknown`) neither raises nor clears anything.
 """
 from __future__ import annotations
@@ -20,6 +22,7 @@ LABELS = {"dmarc": "DMARC", "spf": "SPF", "dkim": "DKIM", "mta_sts": "MTA-STS",
           "tls_rpt": "TLS-RPT", "bimi": "BIMI", "dane": "DANE (TLSA)"}
 VERIFIED = ("verified", "verified_inherited")
 SPF_LIMIT = 10
+LAST_POLICY = "last_known_policy"     # kept on a DMARC entry DNS could not tell about
 STRONG_RSA_BITS = 2048
 
 
@@ -35,9 +38,18 @@ class Condition:
 
 @dataclass(frozen=True)
 class Previous:
-    """What the store held before this check (dns None: never checked)."""
-    dns: dict | None = None
-    dmarc_state: str = "pending"
+    """What the store knew before this check: whether the domain was verified at its last
+    definite answer, and the last p= DNS published (checks that could not tell leave both)."""
+    verified: bool = False
+    policy: str | None = None
+
+    @classmethod
+    def of(cls, dns: dict | None, dmarc_state: str, verified_at) -> "Previous":
+        verified = dmarc_state in VERIFIED or (dmarc_state == "unconfirmed"
+                                               and verified_at is not None)
+        entry = (dns or {}).get("dmarc")
+        kept = entry.get(LAST_POLICY) if isinstance(entry, dict) else None
+        return cls(verified, policy(dns) or kept)
 
 
 @dataclass(frozen=True)
@@ -130,7 +142,7 @@ def _verification(previous, check, address):
     k, state = key("verification_lost", check.domain), check.states["dmarc_state"]
     if state in VERIFIED:
         return [], [k]
-    if previous.dmarc_state not in VERIFIED or state in ("unconfirmed", "pending"):
+    if not previous.verified or state in ("unconfirmed", "pending"):
         return [], []
     to = f" to {address}" if address else ""
     detail = (f"The DMARC record of {check.domain} no longer sends aggregate reports{to} "
@@ -141,18 +153,19 @@ def _verification(previous, check, address):
 
 
 def _policy_change(previous: Previous, check: DomainCheck) -> Condition | None:
-    before, after = _policy(previous.dns), _policy(check.dns)
+    before, after = previous.policy, policy(check.dns)
     if before is None or after is None or before == after:
         return None
     return Condition("policy_changed", key("policy_changed", check.domain), "info",
                      f"DMARC policy of {check.domain} changed from p={before} to p={after}",
                      f"The DMARC record published for {check.domain} now says p={after} "
-                     f"(it said p={before} at the previous check).")
+                     f"(it said p={before} when last seen).")
 
 
-def _policy(dns: dict | None) -> str | None:
+def policy(dns: dict | None) -> str | None:
+    """The p= of a stored check's DMARC entry, when DNS told."""
     entry = (dns or {}).get("dmarc")
     if not isinstance(entry, dict) or entry.get("status") == "unknown":
         return None
-    policy = entry.get("policy")
-    return policy if policy in ("none", "quarantine", "reject") else None
+    found = entry.get("policy")
+    return found if found in ("none", "quarantine", "reject") else None

@@ -124,8 +124,8 @@ def keep(row_id: str, check: DomainCheck, report_address: str) -> int:
         row = Domain.get_or_none(Domain.id == row_id)
         if row is None:
             return 0
-        previous = conditions.Previous(row.dns, row.dmarc_state)
-        changed = _apply(row, check)
+        previous = conditions.Previous.of(row.dns, row.dmarc_state, row.verified_at)
+        changed = _apply(row, check, previous)
         row.save()
     outcome = conditions.evaluate(previous, check, report_address)
     org_id = row.org_id
@@ -139,7 +139,7 @@ def keep(row_id: str, check: DomainCheck, report_address: str) -> int:
     return 1
 
 
-def _apply(row: Domain, check: DomainCheck) -> bool:
+def _apply(row: Domain, check: DomainCheck, previous: conditions.Previous) -> bool:
     """Copy the check onto the row; True when anything a snapshot shows has changed."""
     def shown():
         return (row.dns, row.verified_at, *(getattr(row, f) for f in check.states))
@@ -154,6 +154,9 @@ def _apply(row: Domain, check: DomainCheck) -> bool:
         row.verified_at = None           # a definite answer that it is not ours
     # As JSON reads it back, so an unchanged result compares equal to the stored one.
     row.dns, row.dns_checked_at = loads(dumps(check.dns)), check.checked_at
+    if row.dns["dmarc"]["status"] == "unknown" and previous.policy:
+        # So a change of p= across a check that could not tell is still seen.
+        row.dns["dmarc"][conditions.LAST_POLICY] = previous.policy
     return shown() != before
 
 

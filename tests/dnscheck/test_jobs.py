@@ -131,6 +131,19 @@ def test_dns_that_cannot_tell_neither_raises_nor_clears_nor_loses_verification(
     assert open_types(domain.org) == [("dns_record_missing", "dns_record_missing:good.example:spf")]
 
 
+def test_a_loss_or_a_change_across_a_check_that_could_not_tell_is_still_seen(
+        dns_server, check_config, domain):
+    serve(dns_server, "good.example")
+    check(check_config)
+    dns_server.fault("good.example", "silent")
+    check(check_config, LATER)
+    dns_server.reset()
+    serve(dns_server, "good.example", dmarc="v=DMARC1; p=quarantine; rua=mailto:d@good.example")
+    check(check_config, EVEN_LATER)
+    assert [t for t, _ in open_types(domain.org)] == ["policy_changed", "verification_lost"]
+    assert "from p=reject to p=quarantine" in Event.get(Event.type == "policy_changed").title
+
+
 def test_a_changed_policy_raises_policy_changed_and_a_newer_change_replaces_it(
         dns_server, check_config, domain):
     serve(dns_server, "good.example")
