@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from cli.common import echo_err
 from cli.domains import normal_name
 from cli.lookup import resolve_org
 from cli.options import OneOf
@@ -35,21 +36,28 @@ def dns_check(config, org_ref, shape, names):
     """
     from dnscheck import jobs
     from snapshotter.jobs import refresh_dirty
-    wanted = [normal_name(n) for n in dict.fromkeys(names)] or None
+    wanted = list(dict.fromkeys(normal_name(n) for n in names)) or None
     with open_store(config):
         org = resolve_org(org_ref) if org_ref else None
         monitored = _monitored(org, wanted)
         others = [n for n in wanted or [] if n not in monitored]
+        if not monitored and not others:
+            echo_err("no monitored domains to check (add one with `rua domain add ORG DOMAIN`)")
+            return
         if config.offline:        # an offline check learns nothing: never stored over a real one
-            results = jobs.check_unstored(config, list(monitored) + others).checks
+            runs = [jobs.check_unstored(config, list(monitored) + others)]
         else:
-            stored = jobs.check_stored(config, org_id=org and org.id, names=wanted).checks
-            results = stored + jobs.check_unstored(config, others).checks
+            runs = [jobs.check_stored(config, org_id=org and org.id, names=wanted),
+                    jobs.check_unstored(config, others)]
             # The organizations whose results changed: their health answers it from now on.
             refresh_dirty(utcnow(), report_address=config.report_address)
+    results = [check for run in runs for check in run.checks]
     order = {name: i for i, name in enumerate(wanted or sorted({r.domain for r in results}))}
     for result in sorted(_once(results), key=lambda r: (order.get(r.domain, 0), r.domain)):
         click.echo(dumps(result.line()).decode() if shape == "json" else _text(result))
+    failed = [name for run in runs for name in run.failed]
+    if failed:
+        raise click.ClickException(f"the check of {', '.join(failed)} failed: see the log above")
 
 
 def _monitored(org, wanted) -> list[str]:

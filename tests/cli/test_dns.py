@@ -96,6 +96,17 @@ def test_offline_nothing_is_looked_up_or_stored_and_nothing_is_invented(dns, dns
     assert dns_server.asked() == [] and Domain.get(Domain.name == "good.example").dns is None
 
 
+def test_with_no_monitored_domain_it_says_so(dns, database):
+    result = dns("check")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "no monitored domains to check" in result.stderr
+
+
+def test_the_same_domain_written_twice_is_checked_once(dns, dns_server, acme):
+    serve(dns_server, "good.example")
+    assert len(lines(dns("check", "--format", "json", "good.example", "GOOD.example."))) == 1
+
+
 @pytest.mark.parametrize("args, message", [
     (("check", "exa mple.com"), "invalid domain name"),
     (("check", "--org", "Nobody"), "no organization 'Nobody'"),
