@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
+from store.alert_types import ALERT_TYPES
 from store.encoding import dumps
 from webapp.auth import requires
 
@@ -52,23 +53,6 @@ _CATEGORIES = {
         ("C+", "warning"), ("C", "warning"), ("C-", "warning"),
         ("D", "critical"), ("F", "critical"), ("N/A", "neutral"))],
 }
-# (code, label, severity, deliverable): the deliverable ones can be pushed to email, a
-# webhook or a chat channel; the others surface in the app only.
-ALERT_TYPES = [
-    ("new_sender", "New sending source", "info", True),
-    ("unauthorized_sender", "Unauthorized sender", "critical", True),
-    ("compliance_drop", "Compliance dropped", "warning", True),
-    ("policy_changed", "DMARC policy changed", "info", True),
-    ("dns_record_missing", "DNS record missing", "critical", True),
-    ("dns_record_invalid", "DNS record invalid", "critical", True),
-    ("spf_lookup_limit", "SPF lookup limit exceeded", "warning", True),
-    ("verification_lost", "Verification lost", "warning", True),
-    ("blocklisted_source", "Source on a blocklist", "warning", True),
-    ("no_reports", "No reports received", "warning", True),
-    ("weak_dkim_key", "Weak DKIM key", "warning", False),
-    ("report_parse_warnings", "Report parsed with warnings", "info", False),
-    ("quota_near_cap", "API quota nearly spent", "warning", False),
-]
 
 
 def catalog() -> dict:

@@ -1,0 +1,26 @@
+"""The 13 event types: label, severity and whether a channel may be sent them (deliverable).
+
+Here rather than in webapp/: the /enums document shows them, and the outbox (store/outbox.py)
+and the messages it sends (notify/) need the same table without importing the web layer.
+"""
+from __future__ import annotations
+
+# (code, label, severity, deliverable): the deliverable ones can be pushed to email, a
+# webhook or a chat channel; the others surface in the app only.
+ALERT_TYPES = [
+    ("new_sender", "New sending source", "info", True),
+    ("unauthorized_sender", "Unauthorized sender", "critical", True),
+    ("compliance_drop", "Compliance dropped", "warning", True),
+    ("policy_changed", "DMARC policy changed", "info", True),
+    ("dns_record_missing", "DNS record missing", "critical", True),
+    ("dns_record_invalid", "DNS record invalid", "critical", True),
+    ("spf_lookup_limit", "SPF lookup limit exceeded", "warning", True),
+    ("verification_lost", "Verification lost", "warning", True),
+    ("blocklisted_source", "Source on a blocklist", "warning", True),
+    ("no_reports", "No reports received", "warning", True),
+    ("weak_dkim_key", "Weak DKIM key", "warning", False),
+    ("report_parse_warnings", "Report parsed with warnings", "info", False),
+    ("quota_near_cap", "API quota nearly spent", "warning", False),
+]
+LABELS = {code: label for code, label, _, _ in ALERT_TYPES}
+DELIVERABLE = tuple(code for code, _, _, deliverable in ALERT_TYPES if deliverable)
