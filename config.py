@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 PREFIX = "RUA_"
 TRUE = {"1", "true", "yes", "on"}
@@ -41,6 +41,15 @@ class Config:
     proxies: int = 0
     lock_dir: str = "var"
     log_level: str = "info"
+    # Mail intake (rua fetch, and the scheduler's fetch job when either source is set).
+    imap_url: str = ""
+    imap_password: str = field(default="", repr=False)    # kept out of logs and tracebacks
+    imap_password_file: str = ""
+    imap_done_folder: str = "Archive/rua"
+    imap_refused_folder: str = "Archive/rua-refused"
+    imap_ca_file: str = ""
+    maildir: str = ""
+    fetch_interval: int = 5
 
     @classmethod
     def from_env(cls, environ) -> "Config":
