@@ -25,6 +25,7 @@ RESOURCES = (
     "domains",
     "statistics",
     "top_sources",
+    "sources",
     "enums",
     "dashboard",
     "scores",

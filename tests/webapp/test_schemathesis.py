@@ -40,8 +40,11 @@ def api_schema(app, org, key):
     make_report(org, "example.com", [forwarded], warnings=["The report names no contact address."],
                 org_name="=formula.example")
     # A recognised sender, so optional service fields appear in the answers too.
-    Source.create(org=org, ip="198.51.100.7", first_seen=utcnow(), last_seen=utcnow(),
-                  service_name="Example Mailer", service_slug="example-mailer", service_icon="mail")
+    Source.update(service_name="Example Mailer", service_slug="example-mailer", service_icon="mail",
+                  service_kind="esp", ptr="out.mailer.example", abuse_status="clean",
+                  blocklist={"status": "clean", "listed_on": [], "checked_at": "2024-03-01T00:00:00Z"},
+                  country="NL", country_name="Netherlands", asn=64500, as_org="Example Net",
+                  enriched_at=utcnow()).where(Source.ip == "198.51.100.7").execute()
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
     # Path values that exist, so the 200 answers of /reports/{id} and the health are checked
     # as well as the 404s random values get.

@@ -58,8 +58,9 @@ def test_an_invalid_domain_is_400_invalid_domain(client, org, key, bad):
 
 
 def test_a_recognised_sender_carries_its_service(client, org, key, reports):
-    Source.create(org=org, ip="192.0.2.1", first_seen="2024-01-01", last_seen="2024-01-02",
-                  service_name="Google Workspace", service_icon="google", service_slug="google-workspace")
+    # Ingest wrote the source; enrichment (sources/jobs.py) recognised it.
+    Source.update(service_name="Google Workspace", service_icon="google",
+                  service_slug="google-workspace").where(Source.ip == "192.0.2.1").execute()
     first, second = get(client, "/top-sources", key).get_json()["sources"][:2]
     assert (first["service_name"], first["service_icon"], first["service_slug"]) == (
         "Google Workspace", "google", "google-workspace")
