@@ -126,7 +126,7 @@ def test_a_store_of_version_5_gets_its_source_facts_from_the_records(database):
     database.execute_sql('DROP TABLE "source"')
     database.execute_sql(VERSION_5_SOURCE.format(
         id="BIGSERIAL PRIMARY KEY" if is_postgres() else "INTEGER PRIMARY KEY"))
-    SchemaVersion.delete().where(SchemaVersion.version == 6).execute()
+    SchemaVersion.delete().where(SchemaVersion.version >= 6).execute()
     assert migrate(database)[0][0] == 6
     assert {(s.ip, s.messages, s.domain_count) for s in Source.select()} == expected
     assert_facts_match_records(org)
