@@ -50,6 +50,10 @@ class Config:
     imap_ca_file: str = ""
     maildir: str = ""
     fetch_interval: int = 5
+    # Alerts: e-mail channels' server (smtp[s]://user:password@host:port?from=ADDRESS), and
+    # whether webhook URLs may resolve to private networks (notify/targets.py).
+    smtp_url: str = field(default="", repr=False)    # may hold a password
+    webhook_private_networks: bool = False
 
     @classmethod
     def from_env(cls, environ) -> "Config":

@@ -4,6 +4,7 @@ One open event per (organization, dedupe key) is a partial unique index (cleared
 migration 5), so two ingests or scheduler runs raising the same condition at once insert one
 row between them on SQLite and Postgres alike: the loser's insert is ignored, not an error.
 Raising or clearing marks the organization for the snapshotter, whose action items read events.
+An event of a deliverable type is queued for its channels in the same transaction (store/outbox.py).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from datetime import datetime
 
 from peewee import fn
 
-from store import db
+from store import db, outbox
 from store.clock import utcnow
 from store.ids import new_ulid
 from store.models import Event, Organization
@@ -32,6 +33,7 @@ def raise_event(org_id: str, type_: str, dedupe_key: str, *, severity: str, titl
         opened = Event.select().where(Event.id == event_id).exists()
         if opened:
             mark_dirty(org_id, now)
+            outbox.enqueue(org_id, event_id, type_, now)
     return opened
 
 

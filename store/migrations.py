@@ -4,7 +4,8 @@ Version 1 creates the tables as store/models.py declares them; version 2 moves a
 store's request counters into their own file (store/__init__.py says why); version 3 drops two
 record indexes that others cover; version 4 has SQLite keep each organization's hourly total
 row by triggers; version 5 allows one open event per dedupe key; version 6 gives sources their
-totals (kept by ingest from then on) and enrichment fields. Once a release has shipped,
+totals (kept by ingest from then on) and enrichment fields; version 7 adds notification
+channels and the outbox of their deliveries. Once a release has shipped,
 never edit an applied migration: add the next one (playhouse.migrate's add_column and friends),
 so an existing database is upgraded in place without losing data.
 """
@@ -13,7 +14,8 @@ from __future__ import annotations
 from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key
 from store.clock import from_epoch
-from store.models import MODELS, Record, Report, SchemaVersion, Source, SourceDomain, Usage
+from store.models import (MODELS, NotifyChannel, Outbox, Record, Report, SchemaVersion, Source,
+                          SourceDomain, Usage)
 
 
 def _initial_schema(database):
@@ -179,6 +181,11 @@ def _backfill_sources(database):
                       domain_count=t[7]).on_conflict_ignore().execute()
 
 
+def _notification_outbox(database):
+    """Channels and the outbox (new tables with their indexes; nothing to fill)."""
+    database.create_tables([NotifyChannel, Outbox], safe=True)
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -188,6 +195,7 @@ MIGRATIONS = [
     (5, "one open event per organization and dedupe key", _one_open_event_per_key),
     (6, "source facts: totals per source and per source and domain, enrichment fields",
      _source_facts),
+    (7, "notification channels and the outbox of their deliveries", _notification_outbox),
 ]
 
 

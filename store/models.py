@@ -328,6 +328,48 @@ Event.add_index(Event.org, Event.dedupe_key, unique=True, where=Event.cleared_at
                 name="event_open_org_dedupe_key")
 
 
+class NotifyChannel(BaseModel):
+    """Where an organization's deliverable events are pushed: a webhook URL or an e-mail address.
+
+    `secret` is the webhook's whsec_ signing key, kept as issued: every message is signed with
+    HMAC-SHA256 under it, and a hash could only check a key presented to it, never sign. It is
+    shown once by `rua notify add` and never printed again."""
+    id = UlidField(primary_key=True, default=new_ulid)
+    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    kind = CharField(max_length=8)             # webhook, email
+    target = CharField(max_length=2048)        # the URL or the address
+    types = JSONField(null=True)               # event type codes; null: every deliverable type
+    secret = CharField(max_length=64, null=True)
+    created_at = DateTimeField(default=utcnow)
+
+
+class Outbox(BaseModel):
+    """One event to deliver to one channel, written in the event's transaction (store/outbox.py)."""
+    id = UlidField(primary_key=True, default=new_ulid)
+    event = ForeignKeyField(Event, on_delete="CASCADE")
+    channel = ForeignKeyField(NotifyChannel, on_delete="CASCADE")
+    # The Standard Webhooks webhook-id: the same on every attempt, so a receiver can dedupe.
+    webhook_id = CharField(max_length=40, unique=True)
+    attempts = IntegerField(default=0)
+    next_attempt_at = DateTimeField()
+    # A drain's claim: rows it is sending until claimed_until; a crashed drain's rows come back.
+    claim = CharField(max_length=26, null=True)
+    claimed_until = DateTimeField(null=True)
+    last_error = TextField(default="")
+    delivered_at = DateTimeField(null=True)
+    failed_at = DateTimeField(null=True)
+    created_at = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("event", "channel"), True),)
+
+
+# The drains' queue: rows neither delivered nor given up, by when they are due.
+Outbox.add_index(Outbox.next_attempt_at, where=(Outbox.delivered_at.is_null()
+                                               & Outbox.failed_at.is_null()),
+                 name="outbox_pending")
+
+
 class Snapshot(BaseModel):
     """A precomputed JSON body, served as stored."""
     id = BigAutoField()
@@ -389,6 +431,6 @@ class SchemaVersion(BaseModel):
 
 
 MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
-          Source, SourceDomain, Event, Snapshot, ScoreHistory, Usage]
+          Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage]
 
 __all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]
