@@ -22,13 +22,13 @@ class Tally:
     def __init__(self):
         self.by_ip: dict[str, list[int]] = {}
         self.dispositions: dict[str, list[int]] = {}
-        self._canonical: dict[str, str] = {}
+        self.spelled: dict[str, str] = {}       # each source_ip text -> its canonical text
 
     def add(self, source_ip: str, count: int, dkim: str, spf: str, classification: str,
             disposition: str = "none"):
-        ip = self._canonical.get(source_ip)
+        ip = self.spelled.get(source_ip)
         if ip is None:
-            ip = self._canonical[source_ip] = canonical_ip(source_ip)
+            ip = self.spelled[source_ip] = canonical_ip(source_ip)
         sums = self.by_ip.get(ip)
         if sums is None:
             sums = self.by_ip[ip] = [0, 0, 0, 0, 0]

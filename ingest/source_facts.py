@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 
 from store import compiled as sql
 from store import db, events
-from store.addresses import ip_key
+from store.addresses import ip_key, remember_spellings
 from store.models import DomainDay, Source, SourceDomain
 
 BATCH = 500
@@ -28,6 +28,11 @@ def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, t
         new += _save_domains(org_id, domain, first, last, chunk)
         made = set(new)
         _save_sources(org_id, first, last, chunk, made)
+    others: dict[str, set[str]] = {}
+    for text, ip in tally.spelled.items():
+        if text != ip:
+            others.setdefault(ip, set()).add(text)
+    remember_spellings(org_id, others)
     if new:
         _announce(org_id, domain, day, sorted(new, key=lambda ip: -tally.by_ip[ip][0]))
 

@@ -168,6 +168,26 @@ def check_dns(now: datetime, config):
     return result
 
 
+SOURCES_PER_RUN = 5000      # new sources first, then the day-old ones: a run of a few minutes
+
+
+def enrich_sources(now: datetime, config):
+    """Every few minutes: enrich new sources and re-check day-old ones, then refresh the
+    organizations that changed. Offline it does nothing (everything stays unknown)."""
+    if config.offline:
+        log.info("source enrichment skipped: RUA_OFFLINE is set")
+        return None
+    from sources import jobs as source_jobs   # dnspython and the geo data: the job's only
+    result = source_jobs.refresh(config, now, limit=SOURCES_PER_RUN)
+    for problem in result.problems:
+        log.warning("%s", problem)
+    log.info("enriched %d source(s), %d record(s) reclassified", result.sources,
+             result.reclassified)
+    if result.sources:
+        refresh_dirty(now, report_address=config.report_address)
+    return result
+
+
 def _logged(job, org_id, now, **kwargs):
     started = time.perf_counter()
     result = job(org_id, now, **kwargs)

@@ -2,9 +2,10 @@
 
 Jobs: dirty organizations every minute (and at start), every domain's health hourly, every
 monitored domain's live DNS check hourly (and at start; a domain added since is in the next
-run), the day's history row and a full refresh at 00:05 UTC. Each run takes a lock named after
-its job, so two schedulers (two hosts on one Postgres) never run the same job at once: the
-second one skips.
+run), sending sources' enrichment every 5 minutes (new ones first, then the day-old), the
+day's history row and a full refresh at 00:05 UTC. Each run takes a lock named after its job,
+so two schedulers (two hosts on one Postgres) never run the same job at once: the second one
+skips.
 """
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ def job_table(config):
          {"trigger": "interval", "hours": 1}),
         ("dns", lambda now: jobs.check_dns(now, config),
          {"trigger": "interval", "hours": 1, "next_run_time": datetime.now(timezone.utc)}),
+        ("sources", lambda now: jobs.enrich_sources(now, config),
+         {"trigger": "interval", "minutes": 5, "next_run_time": datetime.now(timezone.utc)}),
         ("daily", lambda now: jobs.daily(now, report_address=address),
          {"trigger": "cron", "hour": 0, "minute": 5, "timezone": "UTC"}),
     )

@@ -1,7 +1,10 @@
-"""Sending addresses as text: one canonical spelling per address, and a key that sorts them."""
+"""Sending addresses as text: one canonical spelling per address, a key that sorts them, and
+the other spellings reports gave, kept on the source."""
 from __future__ import annotations
 
 import ipaddress
+
+from store.models import Source
 
 
 def canonical_ip(text: str) -> str:
@@ -23,3 +26,21 @@ def ip_key(text: str) -> str:
     except ValueError:
         return "z" + text[:64]
     return f"{address.version}{int(address):0{address.max_prefixlen // 4}x}"
+
+
+
+def remember_spellings(org_id: str, spelled: dict[str, set[str]]) -> None:
+    """Add the other texts of each canonical address ({ip: {text}}) to its Source row."""
+    for ip, texts in spelled.items():
+        row = Source.get_or_none(Source.org == org_id, Source.ip == ip)
+        if row is None:
+            continue
+        known = set(row.spellings or ())
+        if not texts <= known:
+            (Source.update(spellings=sorted(known | texts))
+             .where(Source.id == row.id).execute())
+
+
+def spellings(source) -> list[str]:
+    """Every text a Source row's records may give its address."""
+    return [source.ip, *(source.spellings or ())]

@@ -5,14 +5,14 @@ store's request counters into their own file (store/__init__.py says why); versi
 record indexes that others cover; version 4 has SQLite keep each organization's hourly total
 row by triggers; version 5 allows one open event per dedupe key; version 6 gives sources their
 totals (kept by ingest from then on) and enrichment fields; version 7 adds notification
-channels and the outbox of their deliveries. Once a release has shipped,
-never edit an applied migration: add the next one (playhouse.migrate's add_column and friends),
+channels and the outbox of their deliveries; version 8 has sources remember the other
+spellings of their address. Once a release has shipped, never edit an applied migration: add the next one (playhouse.migrate's add_column and friends),
 so an existing database is upgraded in place without losing data.
 """
 from __future__ import annotations
 
 from store import is_postgres, meter
-from store.addresses import canonical_ip, ip_key
+from store.addresses import canonical_ip, ip_key, remember_spellings
 from store.clock import from_epoch
 from store.models import (MODELS, NotifyChannel, Outbox, Record, Report, SchemaVersion, Source,
                           SourceDomain, Usage)
@@ -186,6 +186,22 @@ def _notification_outbox(database):
     database.create_tables([NotifyChannel, Outbox], safe=True)
 
 
+def _source_spellings(database):
+    """Sources remember the other texts reports gave their address, so the records kept as
+    reported are found from the source (the enrichment job re-classifies them)."""
+    from playhouse.migrate import PostgresqlMigrator, SqliteMigrator, migrate as alter
+    table = Source._meta.table_name
+    if "spellings" not in {column.name for column in database.get_columns(table)}:
+        migrator = (PostgresqlMigrator if is_postgres() else SqliteMigrator)(database)
+        alter(migrator.add_column(table, "spellings", Source.spellings))
+    rows = (Record.select(Record.org, Record.source_ip).distinct()
+            .where(Record.source_ip.contains(":")).tuples())
+    for org, text in rows:
+        ip = canonical_ip(text)
+        if ip != text:
+            remember_spellings(org, {ip: {text}})
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -196,6 +212,7 @@ MIGRATIONS = [
     (6, "source facts: totals per source and per source and domain, enrichment fields",
      _source_facts),
     (7, "notification channels and the outbox of their deliveries", _notification_outbox),
+    (8, "sources remember the other spellings of their address", _source_spellings),
 ]
 
 

@@ -237,6 +237,7 @@ class Source(BaseModel):
     org = ForeignKeyField(Organization, on_delete="CASCADE")
     ip = CharField(max_length=64)
     ip_key = CharField(max_length=66, default="")
+    spellings = JSONField(null=True)           # other texts reports gave the address (records')
     first_seen = DateTimeField()               # begin of the earliest report window
     last_seen = DateTimeField()                # end of the latest report window
     messages = BigIntegerField(default=0)

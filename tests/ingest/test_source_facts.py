@@ -82,6 +82,9 @@ def test_every_spelling_of_an_ipv6_address_is_one_source(database):
                               {"source_ip": "2001:db8::1", "count": 3},
                               {"source_ip": "::ffff:192.0.2.9", "count": 1}])
     assert {s.ip: s.messages for s in Source.select()} == {"2001:db8::1": 5, "192.0.2.9": 1}
+    # The texts records keep, so the source finds them again (enrichment re-classifies them).
+    assert {s.ip: s.spellings for s in Source.select()} == {
+        "2001:db8::1": ["2001:DB8:0:0::1"], "192.0.2.9": ["::ffff:192.0.2.9"]}
     assert_facts_match_records(org)
 
 

@@ -1,0 +1,203 @@
+"""Enrichment kept: which sources are due, one enrichment run per organization, the results
+written to their Source rows with the source's verdict, records re-classified when what is
+known of their sender changed, and the sources' events raised or cleared.
+
+Due: never enriched first (new IPs, within minutes of their report), then those enriched more
+than a day ago, oldest first. Offline (RUA_OFFLINE=1) nothing is looked up or written: every
+enrichment field stays unknown/null rather than half-known.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from dnscheck.resolver import Lookup
+from ingest.classify import LIKELY_FORWARDED, classify
+from ingest.record_writer import sender_of
+from ingest.storing import window_days
+from sources import verdicts
+from sources.enrich import Enrichment, Signals, enrich
+from store import db, events
+from store.addresses import canonical_ip, spellings
+from store.clock import utcnow
+from store.models import DailyRollup, Record, Report, Source, SourceDomain
+
+STALE = timedelta(days=1)
+BATCH = 500
+
+
+@dataclass
+class Refreshed:
+    """One refresh: sources written, records whose classification changed, zones dropped."""
+    sources: int = 0
+    reclassified: int = 0
+    problems: list[str] = field(default_factory=list)
+    skipped: str = ""
+
+
+def due(now: datetime, org_id: str | None = None, ips: list[str] | None = None,
+        limit: int | None = None) -> list[tuple[str, str]]:
+    """(org id, ip) of the sources to enrich: the named IPs, or the new then the stale ones."""
+    query = Source.select(Source.org, Source.ip)
+    if org_id is not None:
+        query = query.where(Source.org == org_id)
+    if ips:
+        query = query.where(Source.ip.in_(sorted({canonical_ip(ip) for ip in ips})))
+        return list(query.order_by(Source.org, Source.ip_key).tuples())
+    new = query.where(Source.enriched_at.is_null()).order_by(Source.messages.desc(), Source.id)
+    stale = (query.where(Source.enriched_at < now - STALE)
+             .order_by(Source.enriched_at, Source.id))
+    found = list(new.limit(limit).tuples())
+    if limit is None or len(found) < limit:
+        found += list(stale.limit(None if limit is None else limit - len(found)).tuples())
+    return found
+
+
+def refresh(config, now: datetime | None = None, org_id: str | None = None,
+            ips: list[str] | None = None, limit: int | None = None) -> Refreshed:
+    """Enrich the due sources (or the named IPs) and store what was learned."""
+    now = now or utcnow()
+    if config.offline:
+        return Refreshed(skipped="RUA_OFFLINE is set: nothing looked up")
+    targets = due(now, org_id, ips, limit)
+    by_org: dict[str, list[str]] = {}
+    for org, ip in targets:
+        by_org.setdefault(org, []).append(ip)
+    done = Refreshed()
+    lookup = Lookup(config)           # one resolver for the whole refresh: a name asked once
+    for org, org_ips in by_org.items():
+        for start in range(0, len(org_ips), BATCH * 10):
+            chunk = org_ips[start:start + BATCH * 10]
+            run = enrich(config, chunk, signals(org, chunk), now=now, lookup=lookup)
+            for problem in run.problems:
+                if problem not in done.problems:
+                    done.problems.append(problem)
+            with db.atomic():
+                for ip in chunk:
+                    done.reclassified += store(org, run.results[ip], now)
+                    done.sources += 1
+            events.mark_dirty(org, now)
+    return done
+
+
+def signals(org_id: str, ips: list[str]) -> dict[str, Signals]:
+    """What each IP's records say of its sender: DKIM d= of passing signatures and passing
+    MAIL FROM domains (services named by them when the PTR names none)."""
+    found: dict[str, tuple[set, set]] = {}
+    for start in range(0, len(ips), BATCH):
+        chunk = ips[start:start + BATCH]
+        rows = (Record.select(Record.source_ip, Record.auth_dkim, Record.auth_spf).distinct()
+                .where(Record.org == org_id, Record.source_ip.in_(chunk)).tuples())
+        for ip, dkim, spf in rows:
+            dkim_domains, spf_domains = found.setdefault(canonical_ip(ip), (set(), set()))
+            dkim_domains.update(_passed(dkim))
+            spf_domains.update(_passed(spf, mfrom=True))
+    return {ip: Signals(tuple(sorted(d)), tuple(sorted(s))) for ip, (d, s) in found.items()}
+
+
+def _passed(results, mfrom: bool = False) -> set[str]:
+    names = set()
+    for entry in results or ():
+        if not isinstance(entry, dict) or str(entry.get("Result", "")).lower() != "pass":
+            continue
+        if mfrom and str(entry.get("Scope") or "mfrom").lower() != "mfrom":
+            continue
+        if entry.get("Domain"):
+            names.add(str(entry["Domain"]).strip().lower().rstrip("."))
+    return names
+
+
+def store(org_id: str, found: Enrichment, now: datetime) -> int:
+    """Write one enrichment and its verdict to the Source row; records re-classified."""
+    row = Source.get_or_none(Source.org == org_id, Source.ip == canonical_ip(found.ip))
+    if row is None:
+        return 0
+    fields = found.fields()
+    geo = fields["geo"]
+    sender = verdicts.sender(fields["service_kind"], fields["abuse_status"],
+                             fields["service_name"], found.identity.fcrdns,
+                             found.identity.base_domain)
+    domains = list(SourceDomain.select()
+                   .where(SourceDomain.org == org_id, SourceDomain.ip == row.ip)
+                   .order_by(SourceDomain.messages.desc(), SourceDomain.domain))
+    verdict = verdicts.classify_source([results_of(d) for d in domains], sender)
+    before = sender_of(row.service_slug, row.service_kind, row.abuse_status)
+    after = sender_of(fields["service_slug"], fields["service_kind"], fields["abuse_status"])
+    (Source.update(ptr=fields["ptr"], fcrdns=found.identity.fcrdns,
+                   base_domain=found.identity.base_domain, service_name=fields["service_name"],
+                   service_slug=fields["service_slug"], service_icon=fields["service_icon"],
+                   service_kind=fields["service_kind"], abuse_status=fields["abuse_status"],
+                   blocklist=fields["blocklist"], country=geo["country"],
+                   country_name=geo["country_name"], asn=geo["asn"], as_org=geo["as_org"],
+                   classification=verdict.classification, authorized=verdict.authorized,
+                   verdict={"because": list(verdict.because), "sentence": verdict.sentence},
+                   enriched_at=now)
+     .where(Source.id == row.id).execute())
+    _events(org_id, row.ip, domains[0].domain if domains else "", verdict, fields)
+    return reclassify(org_id, row, after) if after != before else 0
+
+
+def results_of(d: SourceDomain) -> verdicts.DomainResults:
+    return verdicts.DomainResults(d.domain, d.messages, dkim_pass=d.messages - d.dkim_fail,
+                                  spf_pass=d.messages - d.spf_fail, dmarc_pass=d.compliant,
+                                  forwarded=d.forwarded)
+
+
+def _events(org_id: str, ip: str, domain: str, verdict, fields: dict) -> None:
+    """unauthorized_sender and blocklisted_source, each open while its condition holds."""
+    link = f"/sources/{ip}"
+    unauthorized = f"unauthorized_sender:{ip}"
+    if verdict.classification == verdicts.UNAUTHORIZED:
+        events.raise_event(org_id, "unauthorized_sender", unauthorized, severity="critical",
+                           title=f"Unauthorized sender {ip}", detail=verdict.sentence,
+                           domain=domain, link=link)
+    else:
+        events.clear(org_id, [unauthorized])
+    listed = f"blocklisted_source:{ip}"
+    blocklist = fields["blocklist"]
+    if blocklist["status"] == "listed":
+        zones = ", ".join(blocklist["listed_on"])
+        events.raise_event(org_id, "blocklisted_source", listed, severity="warning",
+                           title=f"{ip} is on a DNS blocklist",
+                           detail=f"{ip}, which sends mail as {domain or 'your domains'}, is "
+                                  f"listed on {zones}.", domain=domain, link=link)
+    elif blocklist["status"] == "clean":
+        events.clear(org_id, [listed])
+
+
+def reclassify(org_id: str, source: Source, sender) -> int:
+    """Classify the IP's failing records again with what is now known of it; the rollups'
+    forwarded counts follow. How many records changed."""
+    rows = (Record.select(Record.id, Record.count, Record.dkim, Record.spf, Record.reasons,
+                          Record.auth_dkim, Record.auth_spf, Record.alignment,
+                          Record.classification, Record.source_ip, Report.domain,
+                          Report.date_begin, Report.date_end)
+            .join(Report, on=(Record.report == Report.id))
+            .where(Record.org == org_id, Record.source_ip.in_(spellings(source)),
+                   Record.dkim != "pass", Record.spf != "pass"))
+    ip, changed, forwarded = source.ip, 0, {}
+    for record in rows.objects():
+        verdict = classify(record, record.alignment, sender)
+        if verdict == record.classification:
+            continue
+        Record.update(classification=verdict).where(Record.id == record.id).execute()
+        changed += 1
+        delta = record.count * ((verdict == LIKELY_FORWARDED)
+                                - (record.classification == LIKELY_FORWARDED))
+        if delta:
+            day = window_days(record.date_begin, record.date_end)[2]
+            key = (record.domain, day)
+            forwarded[key] = forwarded.get(key, 0) + delta
+    for (domain, day), delta in forwarded.items():
+        (DailyRollup.update(forwarded=DailyRollup.forwarded + delta)
+         .where(DailyRollup.org == org_id, DailyRollup.domain == domain,
+                DailyRollup.day == day, DailyRollup.source_ip == ip).execute())
+    for domain in {domain for domain, _ in forwarded}:
+        delta = sum(d for (name, _), d in forwarded.items() if name == domain)
+        (SourceDomain.update(forwarded=SourceDomain.forwarded + delta)
+         .where(SourceDomain.org == org_id, SourceDomain.domain == domain,
+                SourceDomain.ip == ip).execute())
+        (Source.update(forwarded=Source.forwarded + delta)
+         .where(Source.org == org_id, Source.ip == ip).execute())
+    return changed
+

@@ -1,0 +1,194 @@
+"""`rua sources refresh` and the scheduler's job: enrichment against the real test DNS server,
+stored on Source rows, with verdicts, re-classified records and events that agree with it."""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+from click.testing import CliRunner
+
+from snapshotter.jobs import enrich_sources
+from sources import jobs
+from store import db
+from store.clock import from_epoch, utcnow
+from store.models import DailyRollup, Event, Record, Source, SourceDomain
+from tests.cli.outcome import ok
+from tests.dnscheck.conftest import _dns_server_session, dns_config, dns_server  # noqa: F401
+from tests.factories import make_org, make_report
+from tests.sources.test_geo import write
+from tests.sources.zones import dnsbl_lines, ptr_lines, reverse_origin
+
+V4 = reverse_origin("198.51.100.0/24")
+SES, OWN, LISTED, FORWARDER, SPOOF = ("198.51.100.20", "198.51.100.40", "198.51.100.66",
+                                      "198.51.100.50", "198.51.100.30")
+ZONES = "bl.spamcop.net,psbl.surriel.com,zen.spamhaus.org"
+FAILED = {"dkim": "fail", "spf": "fail"}
+UNSIGNED_SES = {**FAILED, "auth_dkim": None,
+                "auth_spf": [{"Domain": "amazonses.com", "Scope": "mfrom", "Result": "pass",
+                              "HumanResult": ""}]}
+RESIGNED = {**FAILED, "auth_spf": None,
+            "auth_dkim": [{"Domain": "forwardemail.net", "Selector": "s", "Result": "pass",
+                           "HumanResult": ""}]}
+
+
+@pytest.fixture
+def world(dns_server, dns_config, tmp_path):
+    dns_server.zone(V4, ptr_lines(V4, {SES: "a8-1.smtp-out.amazonses.com",
+                                       LISTED: "host66.dynamic.isp.example",
+                                       FORWARDER: "mx1.forwardemail.net",
+                                       SPOOF: "mail.google.com"}))
+    dns_server.zone("amazonses.com", f"a8-1.smtp-out IN A {SES}\n")
+    dns_server.zone("isp.example", f"host66.dynamic IN A {LISTED}\n")
+    dns_server.zone("forwardemail.net", f"mx1 IN A {FORWARDER}\n")
+    dns_server.zone("google.com", "mail IN A 192.0.2.1\n")
+    dns_server.zone("bl.spamcop.net", dnsbl_lines({LISTED: "127.0.0.2"}, ipv6=False))
+    dns_server.zone("psbl.surriel.com", dnsbl_lines({LISTED: "127.0.0.2"}))
+    dns_server.zone("zen.spamhaus.org", dnsbl_lines(everything="127.255.255.254"))
+    mmdb = write(tmp_path / "geo.mmdb", {"198.51.100.0/24": {
+        "country": {"iso_code": "NL", "names": {"en": "Netherlands"}},
+        "autonomous_system_number": 64500, "autonomous_system_organization": "Example Net"}})
+    return dns_config.replace(dnsbl_zones=ZONES, geoip_db=mmdb)
+
+
+@pytest.fixture
+def acme(database):
+    org = make_org("Acme")
+    make_report(org, records=[{"source_ip": SES, "count": 4, **UNSIGNED_SES},
+                              {"source_ip": OWN, "count": 9, "dkim": "fail"},
+                              {"source_ip": LISTED, "count": 2, **FAILED, "auth_dkim": None,
+                               "auth_spf": None},
+                              {"source_ip": FORWARDER, "count": 3, **RESIGNED},
+                              {"source_ip": SPOOF, "count": 1, **FAILED, "auth_dkim": None,
+                               "auth_spf": None}])
+    return org
+
+
+@pytest.fixture
+def rua_sources(database, world):
+    def invoke(*args, offline=False):
+        env = {"RUA_DATABASE_URL": world.database_url, "RUA_LOCK_DIR": world.lock_dir,
+               "RUA_DNS_NAMESERVERS": "127.0.0.1", "RUA_DNS_PORT": str(world.dns_port),
+               "RUA_DNS_TIMEOUT": str(world.dns_timeout), "RUA_DNSBL_ZONES": ZONES,
+               "RUA_GEOIP_DB": world.geoip_db, "RUA_OFFLINE": "1" if offline else "0"}
+        from cli import main
+        result = CliRunner().invoke(main, ["sources", *args], env=env)
+        db.initialize(database)     # the command pointed the shared proxy at its own connection
+        return result
+    return invoke
+
+
+def source(ip) -> Source:
+    return Source.get(Source.ip == ip)
+
+
+def verdicts(ip) -> list[str]:
+    return [r.classification for r in Record.select().where(Record.source_ip == ip)]
+
+
+def test_refresh_stores_identity_geo_reputation_and_verdicts(acme, rua_sources):
+    assert verdicts(SES) == ["suspicious"]          # classified before anyone knew the sender
+    result = rua_sources("refresh")
+    assert ok(result) == ["5 source(s) enriched, 2 record(s) reclassified"]
+    assert "zen.spamhaus.org" in result.stderr and "127.255.255.254" in result.stderr
+    ses = source(SES)
+    assert (ses.ptr, ses.fcrdns, ses.service_slug, ses.service_kind) == (
+        "a8-1.smtp-out.amazonses.com", "pass", "amazon-ses", "transactional")
+    assert (ses.country, ses.country_name, ses.asn, ses.as_org) == (
+        "NL", "Netherlands", 64500, "Example Net")
+    assert ses.abuse_status == "clean" and ses.blocklist["status"] == "clean"
+    assert ses.enriched_at is not None and ses.classification == "unknown"
+    assert verdicts(SES) == ["needs_review"]        # a known service not yet aligned
+    spoof = source(SPOOF)
+    assert (spoof.ptr, spoof.fcrdns, spoof.service_slug) == (None, "fail", None)
+    assert spoof.classification == "unauthorized" and verdicts(SPOOF) == ["suspicious"]
+    own = source(OWN)
+    assert (own.fcrdns, own.classification, own.authorized) == ("none", "authorized", True)
+    listed = source(LISTED)
+    assert listed.abuse_status == "malicious"
+    assert listed.blocklist["listed_on"] == ["bl.spamcop.net", "psbl.surriel.com"]
+    assert listed.classification == "unauthorized" and not listed.authorized
+
+
+def test_a_known_forwarders_records_become_likely_forwarded_and_the_rollups_follow(
+        acme, rua_sources):
+    assert verdicts(FORWARDER) == ["suspicious"]
+    ok(rua_sources("refresh", "--ip", FORWARDER))
+    assert verdicts(FORWARDER) == ["likely_forwarded"]
+    assert source(FORWARDER).classification == "forwarder"
+    assert source(FORWARDER).forwarded == 3
+    assert SourceDomain.get(SourceDomain.ip == FORWARDER).forwarded == 3
+    assert DailyRollup.get(DailyRollup.source_ip == FORWARDER).forwarded == 3
+    assert source(SES).enriched_at is None          # only the address asked for
+
+
+def test_events_are_raised_once_and_cleared_when_the_condition_goes(acme, rua_sources, world,
+                                                                    dns_server):
+    ok(rua_sources("refresh"))
+    ok(rua_sources("refresh", "--ip", LISTED))
+    open_events = {(e.type, e.dedupe_key, e.domain)
+                   for e in Event.select().where(Event.cleared_at.is_null())}
+    assert open_events == {
+        ("blocklisted_source", f"blocklisted_source:{LISTED}", "example.com"),
+        ("unauthorized_sender", f"unauthorized_sender:{LISTED}", "example.com"),
+        ("unauthorized_sender", f"unauthorized_sender:{SPOOF}", "example.com")}
+    dns_server.zone("bl.spamcop.net", dnsbl_lines({}, ipv6=False))
+    dns_server.zone("psbl.surriel.com", dnsbl_lines({}))
+    ok(rua_sources("refresh", "--ip", LISTED))
+    assert source(LISTED).abuse_status == "clean"
+    still_open = {e.dedupe_key for e in Event.select().where(Event.cleared_at.is_null())}
+    # Off the lists, but still an identified host that is no service, failing DMARC throughout.
+    assert still_open == {f"unauthorized_sender:{SPOOF}", f"unauthorized_sender:{LISTED}"}
+    assert verdicts(LISTED) == ["suspicious"]
+
+
+def test_offline_nothing_is_looked_up_or_stored(acme, rua_sources, dns_server):
+    result = rua_sources("refresh", offline=True)
+    assert result.exit_code == 0 and "RUA_OFFLINE" in result.stderr
+    assert not Source.select().where(Source.enriched_at.is_null(False)).exists()
+    assert not dns_server.asked(f"{V4}")
+    assert enrich_sources(utcnow(), jobs_config(offline=True)) is None
+
+
+def jobs_config(offline):
+    from config import Config
+    return Config(offline=offline)
+
+
+def test_a_bad_ip_and_an_unknown_org_are_refused(acme, rua_sources):
+    result = rua_sources("refresh", "--ip", "not-an-ip")
+    assert result.exit_code == 2 and "not an IP address" in result.stderr
+    assert rua_sources("refresh", "--org", "Nobody").exit_code != 0
+
+
+def test_new_sources_are_due_first_and_enriched_ones_again_after_a_day(acme, world):
+    now = datetime(2026, 11, 25, 5, 0)
+    assert len(jobs.due(now)) == 5
+    done = jobs.refresh(world, now, limit=2)
+    assert done.sources == 2
+    assert {ip for _, ip in jobs.due(now)} == {FORWARDER, SPOOF, SES, OWN, LISTED} - {
+        s.ip for s in Source.select().where(Source.enriched_at.is_null(False))}
+    jobs.refresh(world, now)
+    assert jobs.due(now) == [] and jobs.due(now + timedelta(hours=23)) == []
+    later = now + timedelta(days=1, minutes=1)
+    assert len(jobs.due(later)) == 5
+    assert enrich_sources(later, world).sources == 5
+    assert source(SES).enriched_at == later
+
+
+def test_an_ipv6_source_in_any_spelling_is_enriched_and_reclassified(database, world,
+                                                                      dns_server):
+    v6 = reverse_origin("2001:db8::/32")
+    dns_server.zone(v6, ptr_lines(v6, {"2001:db8::20": "a8-1.smtp-out.amazonses.com"}))
+    dns_server.zone("amazonses.com", "a8-1.smtp-out IN AAAA 2001:db8::20\n")
+    org = make_org()
+    make_report(org, records=[{"source_ip": "2001:DB8:0:0::20", "count": 2, **UNSIGNED_SES}])
+    assert jobs.refresh(world, ips=["2001:0db8::0020"]).reclassified == 1
+    assert source("2001:db8::20").service_slug == "amazon-ses"
+    assert verdicts("2001:DB8:0:0::20") == ["needs_review"]
+
+
+def test_first_seen_is_the_report_window(acme):
+    row = source(SES)
+    report = Record.get(Record.source_ip == SES).report
+    assert (row.first_seen, row.last_seen) == (from_epoch(report.date_begin),
+                                               from_epoch(report.date_end))
