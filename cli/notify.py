@@ -1,0 +1,167 @@
+"""Alert channels: `rua notify add|list|remove|test|send`. Deliverable events are pushed to them."""
+from __future__ import annotations
+
+import click
+
+from cli.common import echo_err, fail
+from cli.lookup import resolve_org
+from cli.options import OneOf
+from cli.session import open_store
+from notify import email, targets, webhook
+from notify.drain import drain, send_test
+from store import channels, outbox
+from store.alert_types import ALERT_TYPES, DELIVERABLE
+
+KINDS = ("webhook", "email")
+
+
+@click.group()
+def notify():
+    """Alert channels: where an organization's deliverable events are pushed.
+
+    \b
+    A webhook is signed per Standard Webhooks (webhook-id, webhook-timestamp,
+    webhook-signature "v1,<base64 HMAC-SHA256>") with a whsec_ secret shown once by `add`.
+    An e-mail goes through RUA_SMTP_URL as plain text with the event's link.
+    Each event is queued for its channels when it is raised and sent by `rua notify send` or
+    the scheduler's minutely job: retried with doubling waits (1 minute to 6 hours) and given
+    up after {attempts} attempts, which `rua notify list` shows.
+    """
+
+
+notify.help = notify.help.format(attempts=outbox.MAX_ATTEMPTS)
+
+
+@notify.command("add")
+@click.argument("org_ref", metavar="ORG")
+@click.argument("kind", type=OneOf(KINDS, "channel kind"), metavar="webhook|email")
+@click.argument("target", metavar="URL|ADDRESS")
+@click.option("--types", default="", metavar="TYPE,...",
+              help="Only these event types (comma-separated; default: every deliverable type: "
+                   + ", ".join(DELIVERABLE) + ").")
+@click.pass_obj
+def notify_add(config, org_ref, kind, target, types):
+    """Send ORG's deliverable events to a webhook URL or an e-mail ADDRESS.
+
+    \b
+    A webhook URL must be https://, or http:// to a loopback address (a receiver on this
+    host); a host that resolves to a private or link-local network is refused unless
+    RUA_WEBHOOK_PRIVATE_NETWORKS=1. The URL is checked now and again before every send.
+    """
+    wanted = _types(types)
+    target = target.strip()
+    if kind == "webhook":
+        try:
+            targets.check(target, config)
+        except targets.RefusedUrl as exc:
+            fail(f"webhook URL refused: {exc}")
+    elif not email.valid_address(target):
+        fail(f"{target!r} is not an e-mail address (name@domain, nothing else)")
+    secret = webhook.new_secret() if kind == "webhook" else None
+    with open_store(config) as database:
+        with database.atomic():
+            org = resolve_org(org_ref)
+            row = channels.add(org.id, kind, target, wanted, secret)
+    scope = ", ".join(wanted) if wanted else "every deliverable type"
+    click.echo(f"added {kind} channel {row.id} for {org.name} ({scope})")
+    if kind == "email":
+        _check_smtp(config)
+        return
+    click.echo("its signing secret is shown only now; the receiver verifies with it:")
+    click.echo(secret)
+
+
+@notify.command("list")
+@click.argument("org_ref", metavar="[ORG]", required=False)
+@click.pass_obj
+def notify_list(config, org_ref):
+    """Channels (of ORG, or all) with their deliveries: pending, delivered, given up."""
+    with open_store(config):
+        org_id = resolve_org(org_ref).id if org_ref else None
+        rows = channels.states(org_id)
+        given_up = {s.channel.id: channels.failures(s.channel.id) for s in rows if s.failed}
+    if not rows:
+        click.echo("no channels" + (f" for {org_ref}" if org_ref else ""))
+    for state in rows:
+        _show(state, given_up.get(state.channel.id, []))
+
+
+@notify.command("remove")
+@click.argument("channel_id")
+@click.pass_obj
+def notify_remove(config, channel_id):
+    """Delete channel CHANNEL_ID and its queued deliveries (events stay)."""
+    with open_store(config):
+        if not channels.remove(channel_id.strip()):
+            fail(f"no channel {channel_id}")
+    click.echo(f"removed channel {channel_id}")
+
+
+@notify.command("test")
+@click.argument("channel_id")
+@click.pass_obj
+def notify_test(config, channel_id):
+    """Send channel CHANNEL_ID a test message now (type "test"), outside the queue."""
+    with open_store(config):
+        row = channels.get(channel_id.strip())
+        if row is None:
+            fail(f"no channel {channel_id}")
+        error = send_test(row, config)
+    if error:
+        echo_err(f"rua: test message to {row.target} failed: {error}")
+        raise SystemExit(1)
+    click.echo(f"test message accepted by {row.target}")
+
+
+@notify.command("send")
+@click.pass_obj
+def notify_send(config):
+    """Send every due delivery now (the scheduler does this every minute)."""
+    with open_store(config):
+        result = drain(config)
+    click.echo(f"delivered {result.delivered}, to retry {result.retried}, "
+               f"given up {result.failed}")
+
+
+def _types(text: str) -> list[str] | None:
+    wanted = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+    known = {code for code, *_ in ALERT_TYPES}
+    for code in wanted:
+        if code not in known:
+            fail(f"unknown event type {code!r} (deliverable: {', '.join(DELIVERABLE)})")
+        if code not in DELIVERABLE:
+            fail(f"{code} is shown in the app only, never pushed "
+                 f"(deliverable: {', '.join(DELIVERABLE)})")
+    return wanted or None
+
+
+def _check_smtp(config) -> None:
+    try:
+        email.parse_url(config.smtp_url)
+    except ValueError as exc:
+        echo_err(f"rua: note: {exc}; sending to this channel fails until that is put right")
+
+
+def _show(state: channels.ChannelState, given_up: list) -> None:
+    channel = state.channel
+    types = ",".join(channel.types) if channel.types else "all deliverable"
+    last = _moment(state.last_delivered_at)
+    click.echo(f"{channel.id}  {state.org_name}  {channel.kind}  {channel.target}  [{types}]  "
+               f"pending {state.pending}, delivered {state.delivered} (last {last}), "
+               f"failed {state.failed}")
+    if state.last_error and (state.pending or given_up):
+        click.echo(f"    last error: {state.last_error}")
+    for row in given_up:
+        click.echo(f"    gave up {row.webhook_id} after {row.attempts} attempts at "
+                   f"{_moment(row.failed_at)}: {row.last_error}")
+    if len(given_up) < state.failed:
+        click.echo(f"    … and {state.failed - len(given_up)} more given up")
+
+
+def _moment(value) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else "never"
+
+
+def register(main):
+    """Add this module's commands to the rua group."""
+    main.add_command(notify)
