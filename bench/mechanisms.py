@@ -89,7 +89,10 @@ def snapshots(path: pathlib.Path) -> None:
 
 
 def checkout(commit: str, into: str) -> pathlib.Path:
-    """The commit's files (git archive), to serve beside this checkout's."""
+    """The commit's files (git archive), to serve beside this checkout's; a directory is taken
+    as such a copy already made."""
+    if pathlib.Path(commit).is_dir():
+        return pathlib.Path(commit)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", into], input=archive, check=True)
@@ -119,7 +122,8 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--seconds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--before", help="a commit whose code serves the same routes")
+    parser.add_argument("--before", help="a commit (or a copy of one) whose code serves the "
+                                             "same routes")
     parser.add_argument("--only", default=",".join(SWITCHES),
                         help=f"mechanisms to take out, one variant each: {','.join(SWITCHES)}")
     args = parser.parse_args(argv)
