@@ -102,12 +102,14 @@ def smtp_server(ca, *, login: tuple[str, str] | None, implicit_tls: bool = False
 
     def authenticate(server, session, envelope, mechanism, auth_data):
         ok = login is not None and (auth_data.login.decode(), auth_data.password.decode()) == login
-        return AuthResult(success=ok)
+        return AuthResult(success=ok, handled=False)   # aiosmtpd answers 235 or 535
     options = {"authenticator": authenticate, "auth_required": login is not None}
     if implicit_tls:
-        options["ssl_context"] = context
+        # aiosmtpd only counts STARTTLS as TLS for AUTH (and warns when AUTH is required
+        # without it); here the whole connection is TLS, and a login is checked all the same.
+        options.update(ssl_context=context, auth_require_tls=False, auth_required=False)
     else:
-        options["tls_context"] = context
+        options.update(tls_context=context, require_starttls=True)
     controller = Controller(sink, hostname="127.0.0.1", port=free_port(), **options)
     controller.start()
     return controller, sink
