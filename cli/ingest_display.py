@@ -44,7 +44,8 @@ class Summary:
 
 
 class Display:
-    """A progress bar on a terminal (stderr), else a progress line every PROGRESS_EVERY seconds."""
+    """A progress bar on a terminal (stderr), else a progress line every PROGRESS_EVERY seconds;
+    no bar without paths (a mailbox's messages are not counted before they are read)."""
 
     def __init__(self, output: str, paths, summary: Summary):
         self.output, self.summary = output, summary
@@ -52,7 +53,7 @@ class Display:
         self.settled = 0
         self.gone: dict[bool, bool] = {}
         self.bar = None
-        if sys.stderr.isatty():
+        if sys.stderr.isatty() and paths:
             self.bar = click.progressbar(length=_count_files(paths), label="ingesting",
                                          file=sys.stderr, show_pos=True)
             self.bar.__enter__()

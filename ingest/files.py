@@ -29,6 +29,13 @@ def iter_documents(path: str, *, max_bytes: int, max_depth: int) -> Iterator[Doc
         yield from walker.path(str(path))
 
 
+def iter_message(origin: str, data: bytes, *, max_bytes: int,
+                 max_depth: int) -> Iterator[Document | Refused]:
+    """Every XML document in one message already read from a mailbox (whose size the caller
+    checked against max_bytes before reading it), named by origin."""
+    yield from _Walker(max_bytes, max_depth).expand(origin, Blob(data), 0)
+
+
 def sniff(head: bytes) -> str | None:
     """The container kind from the first bytes: xml, gzip, zip, mbox, email, or None."""
     if head.startswith(b"\x1f\x8b"):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from ingest import routing, xml_report
-from ingest.files import SEP, iter_documents
+from ingest.files import SEP, iter_documents, iter_message
 from ingest.model import Document, Refused, ReportError
 from ingest.storing import store_report
 
@@ -61,10 +61,24 @@ def ingest_paths(paths: Iterable[str], *, config, org=None,
         yield from _ingest_path(str(path), config, org, progress or (lambda origin, status: None))
 
 
+def ingest_message(origin: str, data: bytes, *, config, org=None,
+                   progress: Callable[[str, str], None] | None = None) -> FileResult:
+    """The FileResult of one message read from a mailbox (origin names it), as for a file."""
+    org = routing.find_org(org) if org is not None else None
+    items = iter_message(origin, data, max_bytes=config.max_report_bytes,
+                         max_depth=config.max_archive_depth)
+    quiet = (lambda origin, status: None)
+    return next(_ingest_items(origin, items, org, progress or quiet))
+
+
 def _ingest_path(path, config, org, progress) -> Iterator[FileResult]:
-    current = None
     items = iter_documents(path, max_bytes=config.max_report_bytes,
                            max_depth=config.max_archive_depth)
+    yield from _ingest_items(path, items, org, progress)
+
+
+def _ingest_items(path, items, org, progress) -> Iterator[FileResult]:
+    current = None
     while True:
         try:
             item = next(items)

@@ -1,0 +1,39 @@
+"""The scheduler's fetch job: the configured IMAP mailbox and Maildir read once each."""
+from __future__ import annotations
+
+import logging
+
+from intake import imap, maildir
+from intake.mailbox_url import IntakeError
+
+log = logging.getLogger("rua.fetch")
+
+
+def fetch_configured(config) -> int:
+    """Ingest what waits in RUA_IMAP_URL's folder and RUA_MAILDIR; the reports newly stored.
+    A mailbox that cannot be used is logged, and the other one is still read."""
+    stored = [0]
+
+    def handle(result):
+        stored[0] += sum(r["status"] == "stored" for r in result.reports)
+        if result.status == "refused":
+            log.warning("refused %s", result.error)
+
+    if config.imap_url:
+        client = None
+        try:
+            mailbox = imap.parse_url(config.imap_url)
+            client = imap.connect(config, mailbox)
+            count = imap.drain(client, mailbox, config, handle)
+            log.info("fetched %d message(s) from %s", count, mailbox.where)
+        except (IntakeError, *imap.DROPPED) as exc:
+            log.error("IMAP fetch failed: %s", imap.one_line(exc))
+        finally:
+            imap.close(client)
+    if config.maildir:
+        try:
+            count = maildir.drain(config.maildir, config, handle)
+            log.info("fetched %d message(s) from %s", count, config.maildir)
+        except (IntakeError, OSError) as exc:
+            log.error("Maildir fetch failed: %s", exc)
+    return stored[0]

@@ -1,0 +1,64 @@
+"""RUA_IMAP_URL and the IMAP password, read into plain values with one-line errors."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+
+class IntakeError(Exception):
+    """The mailbox cannot be used (settings, network, TLS, login): the message is one line."""
+
+
+@dataclass(frozen=True)
+class Mailbox:
+    """Where to read: implicit TLS (imaps) or STARTTLS (imap), the user and the folder."""
+    implicit_tls: bool
+    host: str
+    port: int
+    user: str
+    folder: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def parse_url(url: str) -> Mailbox:
+    """imaps://user@host[:993]/FOLDER or imap://user@host[:143]/FOLDER (STARTTLS); no password."""
+    if not url:
+        raise IntakeError("RUA_IMAP_URL is not set (e.g. imaps://dmarc@mail.example.net/INBOX)")
+    parts = urlsplit(url)
+    if parts.scheme not in ("imaps", "imap"):
+        raise IntakeError(f"RUA_IMAP_URL must start with imaps:// or imap://, not {url!r}")
+    if parts.password is not None:
+        raise IntakeError("RUA_IMAP_URL holds a password: put it in RUA_IMAP_PASSWORD_FILE "
+                          "or RUA_IMAP_PASSWORD instead")
+    try:
+        port = parts.port
+    except ValueError:
+        raise IntakeError(f"RUA_IMAP_URL has an invalid port: {url!r}") from None
+    if not parts.hostname or not parts.username:
+        raise IntakeError(f"RUA_IMAP_URL needs a user and a host (imaps://user@host/INBOX), "
+                          f"not {url!r}")
+    implicit = parts.scheme == "imaps"
+    return Mailbox(implicit_tls=implicit, host=parts.hostname,
+                   port=port or (993 if implicit else 143), user=unquote(parts.username),
+                   folder=unquote(parts.path.lstrip("/")) or "INBOX")
+
+
+def password(config) -> str:
+    """RUA_IMAP_PASSWORD_FILE's first line (one trailing newline dropped), else RUA_IMAP_PASSWORD."""
+    if config.imap_password_file:
+        try:
+            with open(config.imap_password_file, encoding="utf-8") as stream:
+                secret = stream.read()
+        except OSError as exc:
+            raise IntakeError(f"cannot read RUA_IMAP_PASSWORD_FILE {config.imap_password_file}: "
+                              f"{exc.strerror or exc}") from None
+        secret = secret[:-1] if secret.endswith("\n") else secret
+        secret = secret[:-1] if secret.endswith("\r") else secret
+    else:
+        secret = config.imap_password
+    if not secret:
+        raise IntakeError("no IMAP password: set RUA_IMAP_PASSWORD_FILE (or RUA_IMAP_PASSWORD)")
+    return secret

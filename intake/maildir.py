@@ -1,0 +1,67 @@
+"""Maildir intake: messages in new/ (and cur/ when asked) ingested, then marked seen in cur/.
+
+Marking seen is what a mail client does: the file moves to cur/ with the S flag in its name
+(refused ones get F, flagged, too, so a person sees which need a look). Nothing is deleted.
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from ingest.pipeline import FileResult, ingest_message
+from intake.mailbox_url import IntakeError
+from intake.outcome import REFUSED, outcome, too_large
+
+INFO = ":2,"    # the Maildir info separator and version (the experimental version 1 is unused)
+
+
+def seen_name(name: str, flagged: bool = False) -> str:
+    """The file name with the S flag (and F when flagged) added, flags kept in ASCII order."""
+    base, _, flags = name.partition(INFO)
+    wanted = set(flags) | {"S"} | ({"F"} if flagged else set())
+    return base + INFO + "".join(sorted(wanted))
+
+
+def pending(path: str, include_cur: bool = False) -> list[str]:
+    """The message files to read, new/ first, each folder in name order."""
+    if not all(os.path.isdir(os.path.join(path, sub)) for sub in ("new", "cur", "tmp")):
+        raise IntakeError(f"{path}: not a Maildir (it needs new/, cur/ and tmp/ folders)")
+    found = []
+    for sub in ("new", "cur") if include_cur else ("new",):
+        folder = os.path.join(path, sub)
+        found += [os.path.join(folder, name) for name in sorted(os.listdir(folder))
+                  if not name.startswith(".") and os.path.isfile(os.path.join(folder, name))]
+    return found
+
+
+def drain(path: str, config, handle: Callable[[FileResult], None], *, org=None,
+          include_cur: bool = False) -> int:
+    """Ingest every pending message, then mark it seen; handle(result) for each in order."""
+    handled = 0
+    for message in pending(path, include_cur):
+        try:
+            size = os.path.getsize(message)
+            data = None if size > config.max_report_bytes else _read(message)
+        except FileNotFoundError:
+            continue                        # a mail client moved it meanwhile
+        if data is None:
+            result = too_large(message, size, config.max_report_bytes)
+        else:
+            result = ingest_message(message, data, config=config, org=org)
+        handle(result)
+        mark_seen(path, message, flagged=outcome(result) == REFUSED)
+        handled += 1
+    return handled
+
+
+def mark_seen(maildir: str, message: str, flagged: bool = False) -> str:
+    """Move the message file to cur/ with the S flag; its new path."""
+    target = os.path.join(maildir, "cur", seen_name(os.path.basename(message), flagged))
+    if target != message:
+        os.rename(message, target)
+    return target
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as stream:
+        return stream.read()

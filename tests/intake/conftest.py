@@ -1,0 +1,108 @@
+"""One Dovecot for the session; each test reads and files in folders of its own."""
+from __future__ import annotations
+
+import itertools
+import ssl
+
+import pytest
+import trustme
+from imapclient import IMAPClient
+
+from tests.intake import dovecot
+from tests.ingest import xmlbuild
+
+_folders = itertools.count(1)
+
+
+def _server(request, **options):
+    try:
+        server = dovecot.start(trustme.CA(), **options)
+    except (RuntimeError, OSError) as exc:
+        pytest.skip(f"no IMAP server for the intake tests: {exc}")
+    request.addfinalizer(lambda: dovecot.stop(server))
+    return server
+
+
+@pytest.fixture(scope="session")
+def imap_server(request):
+    """Debian's Dovecot on 127.0.0.1 with a trustme certificate; the tests skip without it."""
+    return _server(request)
+
+
+@pytest.fixture(scope="session")
+def imap_server_without_move(request):
+    """A second Dovecot that does not offer MOVE, so rua must COPY, flag and UID EXPUNGE."""
+    return _server(request, without=("MOVE",))
+
+
+@pytest.fixture(scope="session")
+def imap_server_without_move_or_uidplus(request):
+    """One that offers neither MOVE nor UIDPLUS: only a plain EXPUNGE is left."""
+    return _server(request, without=("MOVE", "UIDPLUS"))
+
+
+class Box:
+    """A test's own folders on a server: where it seeds, and the done and refused folders."""
+
+    def __init__(self, server, monkeypatch, tmp_path):
+        number = next(_folders)
+        self.server = server
+        self.inbox, self.done, self.refused = f"t{number}", f"t{number}-done/rua", f"t{number}-refused"
+        secret = tmp_path / "imap-password"
+        secret.write_text(dovecot.PASSWORD + "\n")
+        self.settings = {"RUA_IMAP_URL": server.url(self.inbox),
+                         "RUA_IMAP_PASSWORD_FILE": str(secret),
+                         "RUA_IMAP_CA_FILE": server.ca_file,
+                         "RUA_IMAP_DONE_FOLDER": self.done,
+                         "RUA_IMAP_REFUSED_FOLDER": self.refused}
+        for name, value in self.settings.items():
+            monkeypatch.setenv(name, value)
+        with self.client() as client:
+            client.create_folder(self.inbox)
+
+    def client(self) -> IMAPClient:
+        context = ssl.create_default_context(cafile=self.server.ca_file)
+        client = IMAPClient("127.0.0.1", port=self.server.imaps_port, ssl=True,
+                            ssl_context=context, timeout=30)
+        client.login(dovecot.USER, dovecot.PASSWORD)
+        return client
+
+    def append(self, *messages: bytes, folder: str | None = None, flags=()) -> None:
+        with self.client() as client:
+            for message in messages:
+                client.append(folder or self.inbox, message, flags=flags)
+
+    def subjects(self, folder: str) -> list[str]:
+        """The Subject of every message in folder (none when it does not exist), sorted."""
+        with self.client() as client:
+            if not client.folder_exists(folder):
+                return []
+            client.select_folder(folder, readonly=True)
+            fetched = client.fetch(client.search(["ALL"]), ["BODY.PEEK[HEADER.FIELDS (SUBJECT)]"])
+            return sorted(data[b"BODY[HEADER.FIELDS (SUBJECT)]"].decode().strip()[len("Subject: "):]
+                          for data in fetched.values())
+
+
+@pytest.fixture
+def box(imap_server, monkeypatch, tmp_path):
+    return Box(imap_server, monkeypatch, tmp_path)
+
+
+def report_mail(report_id: str, *, domain: str = "example.com", kind: str = "gzip",
+                count: int = 3) -> bytes:
+    """A receiver's report message: the report attached as .xml.gz, .zip or plain .xml."""
+    xml = xmlbuild.report_bytes([xmlbuild.record(count=count, header_from=domain)],
+                                report_id=report_id, domain=domain)
+    name = f"receiver.example!{domain}!1700000000!1700086399!{report_id}"
+    attachment = {"gzip": (f"{name}.xml.gz", (xmlbuild.gzipped(xml), "application/gzip")),
+                  "zip": (f"{name}.zip", (xmlbuild.zipped({f"{name}.xml": xml}),
+                                          "application/zip")),
+                  "xml": (f"{name}.xml", (xml, "text/xml"))}[kind]
+    return subject(xmlbuild.mail(dict([attachment])), f"Report {report_id}")
+
+
+def subject(message: bytes, text: str) -> bytes:
+    """The message with its Subject replaced, so tests can tell messages apart."""
+    head, _, body = message.partition(b"\n\n")
+    lines = [line for line in head.split(b"\n") if not line.startswith(b"Subject:")]
+    return b"\n".join(lines + [f"Subject: {text}".encode()]) + b"\n\n" + body

@@ -1,0 +1,195 @@
+"""A real Dovecot IMAP server for the intake tests: 127.0.0.1, a throwaway config, trustme TLS."""
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+
+from tests.servers import free_port
+
+USER, PASSWORD = "dmarc", "s3cret-for-tests"
+START_TIMEOUT = 20
+
+CONFIG = """\
+protocols = imap
+listen = 127.0.0.1
+base_dir = {run}/base
+state_dir = {run}/state
+log_path = {run}/dovecot.log
+default_internal_user = {internal}
+default_internal_group = {internal_group}
+default_login_user = {login}
+first_valid_uid = {uid}
+last_valid_uid = 0
+ssl = required
+ssl_cert = <{cert}
+ssl_key = <{key}
+auth_mechanisms = plain
+mail_location = maildir:~/Maildir
+mail_max_userip_connections = 100
+{capabilities}
+namespace inbox {{
+  inbox = yes
+  separator = /
+}}
+passdb {{
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u {run}/passwd
+}}
+userdb {{
+  driver = static
+  args = uid={uid} gid={gid} home={mail}/%u
+}}
+service imap-login {{
+  chroot =
+  inet_listener imap {{
+    address = 127.0.0.1
+    port = {imap_port}
+  }}
+  inet_listener imaps {{
+    address = 127.0.0.1
+    port = {imaps_port}
+    ssl = yes
+  }}
+}}
+"""
+
+
+@dataclass
+class Dovecot:
+    """A running server: its ports, the CA that signed its certificate, and its processes."""
+    imaps_port: int
+    imap_port: int
+    ca_file: str
+    process: subprocess.Popen
+    run_dir: str
+
+    def url(self, folder: str = "INBOX", starttls: bool = False) -> str:
+        if starttls:
+            return f"imap://{USER}@127.0.0.1:{self.imap_port}/{folder}"
+        return f"imaps://{USER}@127.0.0.1:{self.imaps_port}/{folder}"
+
+    def kill_sessions(self) -> int:
+        """SIGKILL every logged-in imap process: each client's connection drops at once."""
+        killed = 0
+        for pid in _children(self.process.pid):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as stream:
+                    command = stream.read().split(b"\0")[0]
+            except OSError:
+                continue
+            if command.endswith(b"dovecot/imap") or command == b"imap":
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        return killed
+
+    def log(self) -> str:
+        try:
+            with open(os.path.join(self.run_dir, "dovecot.log"), encoding="utf-8",
+                      errors="replace") as stream:
+                return stream.read()
+        except OSError:
+            return ""
+
+
+def start(ca, *, without: tuple[str, ...] = ()) -> Dovecot:
+    """Start dovecot (a RuntimeError says why it cannot); `without` drops capabilities."""
+    binary = shutil.which("dovecot") or ("/usr/sbin/dovecot"
+                                         if os.path.exists("/usr/sbin/dovecot") else None)
+    if binary is None:
+        raise RuntimeError("dovecot is not installed (Debian: apt-get install dovecot-imapd)")
+    run = tempfile.mkdtemp(prefix="rua-dovecot-")
+    os.chmod(run, 0o755)         # login processes run as another user and need to reach it
+    mail = os.path.join(run, "mail")
+    for folder in ("state", "base", "etc"):
+        os.makedirs(os.path.join(run, folder))
+    os.chmod(os.path.join(run, "base"), 0o755)
+    os.makedirs(mail)
+    cert = ca.issue_cert("127.0.0.1", "localhost")
+    cert.private_key_and_cert_chain_pem.write_to_path(os.path.join(run, "server.pem"))
+    ca.cert_pem.write_to_path(os.path.join(run, "ca.pem"))
+    users = _users()
+    os.chown(mail, users["uid"], users["gid"])
+    with open(os.path.join(run, "passwd"), "w") as stream:
+        stream.write(f"{USER}:{{PLAIN}}{PASSWORD}::::::\n")
+    imaps_port, imap_port = free_port(), free_port()
+    # Not in base_dir: dovecot makes base_dir/dovecot.conf a link to the config it was given.
+    conf = os.path.join(run, "etc", "dovecot.conf")
+    with open(conf, "w") as stream:
+        stream.write(CONFIG.format(run=run, mail=mail, cert=os.path.join(run, "server.pem"),
+                                   key=os.path.join(run, "server.pem"), imaps_port=imaps_port,
+                                   imap_port=imap_port, capabilities=_capabilities(without),
+                                   **users))
+    process = subprocess.Popen([binary, "-F", "-c", conf], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+    server = Dovecot(imaps_port, imap_port, os.path.join(run, "ca.pem"), process, run)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            output = process.stdout.read().decode(errors="replace").strip()
+            stop(server)
+            raise RuntimeError(f"dovecot exited at start: {output or server.log()}"[:500])
+        try:
+            with socket.create_connection(("127.0.0.1", imaps_port), timeout=0.2):
+                return server
+        except OSError:
+            time.sleep(0.05)
+    stop(server)
+    raise RuntimeError("dovecot did not start listening in time")
+
+
+def stop(server: Dovecot) -> None:
+    if server.process.poll() is None:
+        server.process.terminate()
+        try:
+            server.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
+    server.process.stdout.close()
+    shutil.rmtree(server.run_dir, ignore_errors=True)
+
+
+def _users() -> dict:
+    """As root, Dovecot's own users and `nobody` for mail; otherwise everything as ourselves."""
+    if os.getuid() == 0:
+        nobody = pwd.getpwnam("nobody")
+        return {"internal": "dovecot", "internal_group": "dovecot", "login": "dovenull",
+                "uid": nobody.pw_uid, "gid": nobody.pw_gid}
+    me = pwd.getpwuid(os.getuid())
+    group = __import__("grp").getgrgid(os.getgid()).gr_name
+    return {"internal": me.pw_name, "internal_group": group, "login": me.pw_name,
+            "uid": me.pw_uid, "gid": os.getgid()}
+
+
+def _capabilities(without: tuple[str, ...]) -> str:
+    if not without:
+        return ""
+    # Dovecot 2.3's post-login capability list, less the ones a test wants the server to lack.
+    full = ("IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE IDLE SORT SORT=DISPLAY THREAD=REFERENCES "
+            "THREAD=REFS THREAD=ORDEREDSUBJECT MULTIAPPEND URL-PARTIAL CATENATE UNSELECT "
+            "CHILDREN NAMESPACE UIDPLUS LIST-EXTENDED I18NLEVEL=1 CONDSTORE QRESYNC ESEARCH "
+            "ESORT SEARCHRES WITHIN CONTEXT=SEARCH LIST-STATUS BINARY MOVE SNIPPET=FUZZY "
+            "PREVIEW=FUZZY LITERAL+ NOTIFY SPECIAL-USE")
+    return "imap_capability = " + " ".join(c for c in full.split() if c not in without)
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stream:
+                fields = stream.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent:
+            found.append(int(entry))
+    return found
