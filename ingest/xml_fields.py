@@ -217,7 +217,9 @@ def record_from(record: Section, number: int, adkim: str, aspf: str, fields: Fie
         source_ip=source_ip, count=count, disposition=disposition, dkim=dkim, spf=spf,
         reasons=_reasons(evaluated, fields),
         envelope_to=fields.text(identifiers, "envelope_to", where="<identifiers>"),
-        envelope_from=fields.text(identifiers, "envelope_from", where="<identifiers>"),
+        # Empty for a bounce (a null MAIL FROM): RFC 9990 keeps the element, empty.
+        envelope_from=fields.text(identifiers, "envelope_from", where="<identifiers>",
+                                  warn_empty=False),
         header_from=header_from, auth_dkim=auth_dkim, auth_spf=auth_spf,
     )
 

@@ -218,7 +218,7 @@ def _is_ip(text: str) -> bool:
 
 
 # name -> whether an empty value is taken without a warning, in the order record_from reads them
-_IDENTIFIER_FIELDS = {"header_from": False, "envelope_to": False, "envelope_from": False}
+_IDENTIFIER_FIELDS = {"header_from": False, "envelope_to": False, "envelope_from": True}
 _REASON_FIELDS = {"type": False, "comment": True}
 _DKIM_FIELDS = {"domain": False, "selector": False, "result": False, "human_result": True}
 _SPF_FIELDS = {"domain": False, "scope": False, "result": False, "human_result": True}

@@ -230,11 +230,10 @@ class _Reader:
         if name == "record":
             self._pending.append(element)   # kept whole until the policy it depends on is known
             return
-        if name == "extension":
-            self.note("extension", "an <extension> element was skipped (not interpreted)")
-        elif name in self._sections:
+        # <extension> is the schema's place for a reporter's additions: nothing to read or warn.
+        if name in self._sections:
             self.fail(f"the report has more than one <{name}>")
-        else:
+        elif name != "extension":
             self._sections[name] = self.fields.section(element)
         self._drop(element)
 

@@ -244,3 +244,20 @@ def test_a_refusal_while_records_stream_comes_out_of_the_iterator():
     assert next(records).count == 1
     with pytest.raises(ReportError, match="not a whole number"):
         next(records)
+
+
+def test_a_valid_rfc9990_report_with_a_bounce_and_an_extension_reads_without_warnings():
+    # A null MAIL FROM is an empty <envelope_from>; <extension> sits in the schema's place.
+    bounces = [xb.record(source_ip=f"192.0.2.{n}", envelope_from="") for n in range(1, 4)]
+    data = xb.report(bounces, version="rfc9990", policy={"psd": "n"}).replace(
+        "<record>", '<extension><x:a xmlns:x="urn:x">1</x:a></extension><record>', 1)
+    meta, records, warnings = read(data)
+    assert warnings == [] and meta.psd == "n"
+    assert [r.envelope_from for r in records] == ["", "", ""]
+
+
+@pytest.mark.parametrize("psd, warning", [("x", "non-standard value 'x'"),
+                                          ("yes", "'yes' was read as 'y'")])
+def test_a_psd_other_than_y_n_u_earns_a_warning(psd, warning):
+    _, _, warnings = read(xb.report(version="rfc9990", policy={"psd": psd}))
+    assert any(warning in w for w in warnings), warnings
