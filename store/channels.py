@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from peewee import Case, fn
+from peewee import JOIN, Case, fn
 
 from store.clock import utcnow
 from store.models import NotifyChannel, Organization, Outbox
@@ -47,7 +47,7 @@ def states(org_id: str | None = None) -> list[ChannelState]:
                      count(done).alias("delivered"), count(gone).alias("failed"),
                      fn.MAX(Outbox.delivered_at).alias("last_delivered_at"))
              .join(Organization).switch(NotifyChannel)
-             .join(Outbox, "LEFT OUTER")
+             .join(Outbox, JOIN.LEFT_OUTER)
              .group_by(NotifyChannel.id, Organization.name)
              .order_by(Organization.name, NotifyChannel.created_at, NotifyChannel.id))
     if org_id is not None:

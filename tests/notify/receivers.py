@@ -30,6 +30,9 @@ class WebhookReceiver:
         self._lock = threading.Lock()
         self._httpd = None
 
+    def use_secret(self, secret: str) -> None:
+        self.secret, self.verifier = secret, Webhook(secret)
+
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/hooks/rua"

@@ -101,5 +101,6 @@ def test_the_rule_is_checked_again_before_each_send(org, clock, dns_config, dns_
     channels.add(org.id, "webhook", "https://inside.example.net/hook", None, secret="whsec_AAAA")
     raise_alert(org)
     assert drain(dns_config, clock).retried == 1
-    assert Outbox.get().last_error.startswith("URL refused: inside.example.net resolves to 10.9.8.7")
+    error = Outbox.get().last_error
+    assert error.startswith("URL refused: inside.example.net resolves to 10.9.8.7")
     assert dns_server.asked("inside.example.net")
