@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dnscheck.check import KINDS, DomainCheck
+from store.alert_types import Condition
 
 LABELS = {"dmarc": "DMARC", "spf": "SPF", "dkim": "DKIM", "mta_sts": "MTA-STS",
           "tls_rpt": "TLS-RPT", "bimi": "BIMI", "dane": "DANE (TLSA)"}
@@ -24,16 +25,6 @@ VERIFIED = ("verified", "verified_inherited")
 SPF_LIMIT = 10
 LAST_POLICY = "last_known_policy"     # kept on a DMARC entry DNS could not tell about
 STRONG_RSA_BITS = 2048
-
-
-@dataclass(frozen=True)
-class Condition:
-    type: str
-    key: str
-    severity: str
-    title: str
-    detail: str
-    link: str | None = None
 
 
 @dataclass(frozen=True)

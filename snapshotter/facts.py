@@ -120,6 +120,14 @@ def _add_senders(org_id: str, facts: OrgFacts):
                      for messages, ip, spf, dkim in rows]
 
 
+def reload_items(org_id: str, facts: OrgFacts):
+    """Read the open items again (after conditions raised or cleared events)."""
+    facts.org_items.clear()
+    for d in facts.domains.values():
+        d.items.clear()
+    _add_items(org_id, facts)
+
+
 def _add_items(org_id: str, facts: OrgFacts):
     """Open events (not acknowledged, not cleared) become action items, newest first."""
     query = (Event.select(Event.type, Event.severity, Event.title, Event.detail, Event.link,

@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 
 from peewee import EXCLUDED
 
-from snapshotter import day_totals, facts as facts_module
+from snapshotter import alerts, day_totals, facts as facts_module
 from snapshotter.health import assess, health_doc
 from snapshotter.history import backfill_days, history_point, history_row
 from snapshotter.model import TREND_DAYS
@@ -37,10 +37,17 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
     """Recompute the organization's blobs of `kinds` and store them in one transaction."""
     # Cleared first: a report stored while we compute marks the organization dirty again.
     # Only a refresh of every kind settles a dirty organization (the hourly health job does not).
-    was_dirty = _clear_dirty(org_id) if set(SERVED_KINDS) <= set(kinds) else None
+    settles = set(SERVED_KINDS) <= set(kinds)
+    was_dirty = _clear_dirty(org_id) if settles else None
+    changed = False
     try:
         with db.atomic():     # one consistent read on SQLite; Postgres reads committed rows
             facts, cache, summed = facts_module.read(org_id, now.date(), report_address)
+        # Conditions judged from these facts (snapshotter/alerts.py); a refresh of every kind
+        # shows their events itself, a partial one leaves the organization for the next.
+        changed = alerts.apply(org_id, facts, now, mark=not settles)
+        if changed:
+            facts_module.reload_items(org_id, facts)
         ledger = Ledger(facts)
         history = _history(org_id, ledger) if "history" in kinds else None
         docs = build_docs(ledger, now, kinds, history)
@@ -49,8 +56,8 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
         blobs = snapshots.put_many(org_id, docs, now,
                                    replace_kinds=[k for k in kinds if k in VARIANT_KINDS])
     except BaseException:
-        if was_dirty is not None:
-            (Organization.update(dirty_since=was_dirty)
+        if was_dirty is not None or (changed and settles):
+            (Organization.update(dirty_since=was_dirty or now)
              .where(Organization.id == org_id, Organization.dirty_since.is_null()).execute())
         raise
     size = sum(len(b.body) for (kind, _), b in blobs.items() if kind != day_totals.CACHE_KIND)
@@ -149,6 +156,12 @@ def daily(now: datetime, *, report_address: str = "") -> list[Refreshed]:
     return refresh_all(now, report_address=report_address)
 
 
+def hour_started(now: datetime, *, report_address: str = "") -> list[Refreshed]:
+    """At each hour's start: close the quota_near_cap events of hours gone, refresh their orgs."""
+    alerts.quota_hours(now)
+    return refresh_dirty(now, report_address=report_address)
+
+
 # The hourly DNS job stops starting new checks after this long, so it ends before the next
 # run is due; the domains it did not reach are first in line (oldest check first) next time.
 DNS_BUDGET_SECONDS = 45 * 60
@@ -185,6 +198,27 @@ def enrich_sources(now: datetime, config):
              result.reclassified)
     if result.sources:
         refresh_dirty(now, report_address=config.report_address)
+    return result
+
+
+def fetch_mail(now: datetime, config) -> int:
+    """New report mail ingested from the configured mailboxes, then the organizations it
+    touched refreshed; the number of reports stored."""
+    from intake.jobs import fetch_configured     # imapclient: only in the job's process
+    stored = fetch_configured(config)
+    if stored:
+        refresh_dirty(now, report_address=config.report_address)
+    return stored
+
+
+def send_notifications(now: datetime, config):
+    """Every minute: send the outbox's due alerts (notify/drain.py keeps its own clock, so a
+    long drain's claims and retries are timed from when each happens)."""
+    from notify.drain import drain     # http.client, smtplib: only in the job's process
+    result = drain(config)
+    if result.delivered or result.retried or result.failed:
+        log.info("alerts: %d delivered, %d to retry, %d given up", result.delivered,
+                 result.retried, result.failed)
     return result
 
 

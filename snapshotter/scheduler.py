@@ -2,10 +2,10 @@
 
 Jobs: dirty organizations every minute (and at start), every domain's health hourly, every
 monitored domain's live DNS check hourly (and at start; a domain added since is in the next
-run), sending sources' enrichment every 5 minutes (new ones first, then the day-old), the
-day's history row and a full refresh at 00:05 UTC. Each run takes a lock named after its job,
-so two schedulers (two hosts on one Postgres) never run the same job at once: the second one
-skips.
+run), sending sources' enrichment every 5 minutes (new ones first, then the day-old), due
+alerts sent to their channels every minute (and at start), the day's history row and a full
+refresh at 00:05 UTC. Each run takes a lock named after its job, so two schedulers (two hosts
+on one Postgres) never run the same job at once: the second one skips.
 """
 from __future__ import annotations
 
@@ -45,9 +45,22 @@ def job_table(config):
          {"trigger": "interval", "hours": 1, "next_run_time": datetime.now(timezone.utc)}),
         ("sources", lambda now: jobs.enrich_sources(now, config),
          {"trigger": "interval", "minutes": 5, "next_run_time": datetime.now(timezone.utc)}),
+        ("notify", lambda now: jobs.send_notifications(now, config),
+         {"trigger": "interval", "minutes": 1, "next_run_time": datetime.now(timezone.utc)}),
+        ("hour", lambda now: jobs.hour_started(now, report_address=address),
+         {"trigger": "cron", "minute": 0, "second": 5, "timezone": "UTC"}),
         ("daily", lambda now: jobs.daily(now, report_address=address),
          {"trigger": "cron", "hour": 0, "minute": 5, "timezone": "UTC"}),
-    )
+    ) + fetch_jobs(config)
+
+
+def fetch_jobs(config):
+    """Mail fetched every RUA_FETCH_INTERVAL minutes (and at start) when a mailbox is set."""
+    if not (config.imap_url or config.maildir):
+        return ()
+    return (("fetch", lambda now: jobs.fetch_mail(now, config),
+             {"trigger": "interval", "minutes": config.fetch_interval,
+              "next_run_time": datetime.now(timezone.utc)}),)
 
 
 def build(config, clock=utcnow) -> BlockingScheduler:

@@ -5,6 +5,8 @@ and the messages it sends (notify/) need the same table without importing the we
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 # (code, label, severity, deliverable): the deliverable ones can be pushed to email, a
 # webhook or a chat channel; the others surface in the app only.
 ALERT_TYPES = [
@@ -24,3 +26,15 @@ ALERT_TYPES = [
 ]
 LABELS = {code: label for code, label, _, _ in ALERT_TYPES}
 DELIVERABLE = tuple(code for code, _, _, deliverable in ALERT_TYPES if deliverable)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A condition a rule found true, to raise as an event (store/events.py) under its key."""
+    type: str
+    key: str
+    severity: str
+    title: str
+    detail: str
+    link: str | None = None
+    domain: str = ""           # "" for an organization-wide condition

@@ -21,8 +21,9 @@ from store.models import Event, Organization
 
 def raise_event(org_id: str, type_: str, dedupe_key: str, *, severity: str, title: str,
                 detail: str = "", domain: str = "", link: str | None = None,
-                now: datetime | None = None) -> bool:
-    """Open the event of `dedupe_key` unless one is open already; True when this call opened it."""
+                now: datetime | None = None, mark: bool = True) -> bool:
+    """Open the event of `dedupe_key` unless one is open already; True when this call opened it.
+    mark=False: the caller is the refresh that will show it (snapshotter/alerts.py)."""
     now = now or utcnow()
     event_id = new_ulid()
     with db.atomic():
@@ -32,12 +33,14 @@ def raise_event(org_id: str, type_: str, dedupe_key: str, *, severity: str, titl
          .on_conflict_ignore().execute())
         opened = Event.select().where(Event.id == event_id).exists()
         if opened:
-            mark_dirty(org_id, now)
+            if mark:
+                mark_dirty(org_id, now)
             outbox.enqueue(org_id, event_id, type_, now)
     return opened
 
 
-def clear(org_id: str, dedupe_keys: Iterable[str], now: datetime | None = None) -> int:
+def clear(org_id: str, dedupe_keys: Iterable[str], now: datetime | None = None,
+          mark: bool = True) -> int:
     """Record that the conditions of `dedupe_keys` have gone; how many open events that closed."""
     keys = list(dedupe_keys)
     if not keys:
@@ -48,7 +51,7 @@ def clear(org_id: str, dedupe_keys: Iterable[str], now: datetime | None = None) 
                   .where(Event.org == org_id, Event.dedupe_key.in_(keys),
                          Event.cleared_at.is_null())
                   .execute())
-        if closed:
+        if closed and mark:
             mark_dirty(org_id, now)
     return closed
 
@@ -61,6 +64,20 @@ def open_keys(org_id: str, prefix: str) -> set[str]:
                     fn.SUBSTR(Event.dedupe_key, 1, len(prefix)) == prefix)
              .tuples())
     return {key for (key,) in query}
+
+
+def acknowledge(event_id: str, now: datetime | None = None) -> Event | None:
+    """Mark an event handled (in the app, never through the API); None when there is no such
+    event. Its action item goes, so the organization is marked for the snapshotter."""
+    event = Event.get_or_none(Event.id == event_id)
+    if event is None:
+        return None
+    with db.atomic():
+        if not event.acknowledged:
+            Event.update(acknowledged=True).where(Event.id == event_id).execute()
+            event.acknowledged = True
+            mark_dirty(event.org_id, now)
+    return event
 
 
 def mark_dirty(org_id: str, now: datetime | None = None) -> None:

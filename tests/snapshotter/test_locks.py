@@ -70,10 +70,11 @@ def test_two_schedulers_running_the_same_job_at_once_run_it_once(config, databas
 
 def test_scheduled_jobs_coalesce_and_never_overlap_themselves(config):
     jobs = {job.id: job for job in build(config).get_jobs()}
-    assert set(jobs) == {"dirty", "health", "dns", "sources", "daily"}
+    assert set(jobs) == {"dirty", "health", "dns", "sources", "hour", "daily"}
     for job in jobs.values():
         assert job.coalesce is True and job.max_instances == 1
     assert str(jobs["daily"].trigger) == "cron[hour='0', minute='5']"
+    assert str(jobs["hour"].trigger) == "cron[minute='0', second='5']"
     assert jobs["dirty"].trigger.interval.total_seconds() == 60
     assert jobs["health"].trigger.interval.total_seconds() == 3600
     assert jobs["dns"].trigger.interval.total_seconds() == 3600
@@ -111,4 +112,4 @@ def test_rua_scheduler_refreshes_dirty_organizations_at_start_and_stops_on_sigte
             process.kill()
             process.wait()
     text = log.read_text()
-    assert "scheduler started: dirty, health, dns, sources, daily" in text and "Traceback" not in text
+    assert "scheduler started: dirty, health, dns, sources, hour, daily" in text and "Traceback" not in text

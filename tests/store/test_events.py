@@ -6,7 +6,7 @@ import multiprocessing
 
 import pytest
 
-from store import events, migrations, open_db
+from store import event_queries, events, migrations, open_db
 from store.migrations import migrate
 from store.models import Event, Organization
 from tests.factories import make_org
@@ -121,3 +121,39 @@ def test_a_long_title_is_cut_to_the_column(database, title_length):
     events.raise_event(org.id, "policy_changed", "policy_changed:example.com", severity="info",
                        title="x" * title_length, now=NOW)
     assert len(open_events(org.id)[0].title) == 255
+
+
+def test_a_refresh_that_shows_its_own_changes_can_leave_the_organization_clean(database):
+    org = make_org()
+    assert events.raise_event(org.id, "no_reports", "no_reports:example.com", severity="warning",
+                              title="t", now=NOW, mark=False)
+    assert events.clear(org.id, ["no_reports:example.com"], LATER, mark=False) == 1
+    assert Organization.get_by_id(org.id).dirty_since is None
+
+
+def test_acknowledging_marks_the_event_handled_once_and_the_organization_dirty(database):
+    org = make_org()
+    raise_missing(org.id)
+    [event] = open_events(org.id)
+    Organization.update(dirty_since=None).execute()
+    assert events.acknowledge(event.id, LATER).acknowledged is True
+    assert Event.get_by_id(event.id).acknowledged is True
+    assert Organization.get_by_id(org.id).dirty_since == LATER
+    Organization.update(dirty_since=None).execute()
+    assert events.acknowledge(event.id, LATER).acknowledged is True     # again: nothing changes
+    assert Organization.get_by_id(org.id).dirty_since is None
+    assert events.acknowledge("01HZX3Q9V2K8M4N6P7R8S9T0VW") is None
+
+
+def test_the_feed_query_reads_days_inclusively_and_handled_as_acknowledged_or_cleared(database):
+    org = make_org()
+    for n in range(3):
+        events.raise_event(org.id, "new_sender", f"k{n}", severity="info", title=f"t{n}",
+                           now=NOW + datetime.timedelta(days=n, hours=11))
+    events.clear(org.id, ["k0"], LATER)
+    wanted = event_queries.EventFilter(first=NOW.date(), last=NOW.date()
+                                       + datetime.timedelta(days=1))
+    assert [r[3] for r in event_queries.page(org.id, wanted, 10, 0)] == ["t1", "t0"]
+    handled = event_queries.EventFilter(handled=True)
+    assert event_queries.count(org.id, handled) == 1
+    assert event_queries.count(org.id, event_queries.EventFilter(handled=False)) == 2

@@ -1,0 +1,96 @@
+"""Raise and clear the report- and time-driven events (snapshotter/conditions.py) of an org.
+
+Evaluated by every refresh of an organization, from the facts it has just read: ingest marks an
+organization dirty, so its report-driven conditions are judged within a minute of a report
+(one pass per organization, not one per report, and with the day totals a refresh reads
+anyway), and the hourly health job and the job at each hour's start (`conditions`) judge the
+time-driven ones (no_reports, a policy change's news running out, quota hours ended) while no
+report arrives. Every rule is a level over stored data, so judging twice changes nothing.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from peewee import fn
+
+from snapshotter import conditions
+from snapshotter.model import OrgFacts
+from store import events
+from store.clock import to_epoch
+from store.models import Event, Report
+
+# Parse warnings are judged on reports about the last few weeks (an index covers date_end):
+# an archive of old reports imported today raises none.
+WARNINGS_HORIZON_DAYS = 40
+EXPIRING = ("policy_changed", "report_parse_warnings")
+
+
+def apply(org_id: str, facts: OrgFacts, now: datetime, *, mark: bool = True) -> bool:
+    """Raise and clear the organization's conditions as of `now`; True when any event changed.
+    mark=False: the calling refresh shows the change itself, so the organization stays clean."""
+    open_events = {k: (t, created) for k, t, created in (
+        Event.select(Event.dedupe_key, Event.type, Event.created_at)
+        .where(Event.org == org_id, Event.cleared_at.is_null()).tuples())}
+    outcome = conditions.Outcome()
+    for d in facts.domains.values():
+        outcome.add(conditions.domain_outcome(d.name, d.days, d.policies, d.last_report_day,
+                                              facts.today))
+    outcome.add(_parse_warnings(org_id, now, open_events))
+    outcome.cleared += [k for k, (type_, created) in open_events.items()
+                        if type_ in EXPIRING and conditions.expired(created, now)]
+    outcome.cleared += conditions.quota_hours_ended(list(open_events), to_epoch(now))
+    return _write(org_id, outcome, open_events, now, mark)
+
+
+def _write(org_id: str, outcome: conditions.Outcome, open_events: dict, now: datetime,
+           mark: bool) -> bool:
+    closing = sorted({k for k in outcome.cleared if k in open_events})
+    changed = events.clear(org_id, closing, now, mark=mark) > 0
+    for c in outcome.raised:
+        if c.key in open_events and c.key not in closing:
+            continue
+        changed |= events.raise_event(org_id, c.type, c.key, severity=c.severity, title=c.title,
+                                      detail=c.detail, domain=c.domain, link=c.link, now=now,
+                                      mark=mark)
+    return changed
+
+
+def _parse_warnings(org_id: str, now: datetime, open_events: dict) -> conditions.Outcome:
+    """The newest report per reporter and domain, judged against the events open for them."""
+    since = to_epoch(now - timedelta(days=WARNINGS_HORIZON_DAYS))
+    newest = (Report.select(Report.domain, Report.org_name,
+                            fn.MAX(Report.received_at).alias("newest"))
+              .where(Report.org == org_id, Report.date_end >= since)
+              .group_by(Report.domain, Report.org_name))
+    latest = (Report.select(Report.domain, Report.org_name, Report.received_at,
+                            Report.parse_warnings)
+              .join(newest, on=((Report.domain == newest.c.domain)
+                                & (Report.org_name == newest.c.org_name)
+                                & (Report.received_at == newest.c.newest)))
+              .where(Report.org == org_id, Report.date_end >= since)
+              .order_by(Report.id.desc()).tuples())
+    start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    today = {k for (k,) in Event.select(Event.dedupe_key)
+             .where(Event.org == org_id, Event.type == "report_parse_warnings",
+                    Event.created_at >= start_of_day).tuples()}
+    outcome, seen = conditions.Outcome(), set()
+    for domain, reporter, received_at, warnings in latest:
+        if (domain, reporter) in seen:        # two reports received in the same second
+            continue
+        seen.add((domain, reporter))
+        prefix = conditions.parse_warnings_prefix(domain, reporter)
+        mine = {k for k in open_events if k.startswith(prefix)}
+        outcome.add(conditions.parse_warnings(
+            conditions.Latest(domain, reporter, received_at, len(warnings or [])), mine, today))
+    return outcome
+
+
+def quota_hours(now: datetime) -> int:
+    """Close every organization's quota_near_cap events whose hour is over (the hourly job)."""
+    rows = (Event.select(Event.org, Event.dedupe_key)
+            .where(Event.type == "quota_near_cap", Event.cleared_at.is_null()).tuples())
+    by_org: dict[str, list[str]] = {}
+    for org_id, k in rows:
+        by_org.setdefault(org_id, []).append(k)
+    return sum(events.clear(org_id, conditions.quota_hours_ended(keys, to_epoch(now)), now)
+               for org_id, keys in by_org.items())
