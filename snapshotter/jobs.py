@@ -1,0 +1,245 @@
+"""Refresh jobs: read facts, compute every body through the pure functions, store the blobs."""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from peewee import EXCLUDED
+
+from snapshotter import alerts, day_totals, facts as facts_module
+from snapshotter.health import assess, health_doc
+from snapshotter.history import backfill_days, history_point, history_row
+from snapshotter.model import TREND_DAYS
+from snapshotter.overview import overview_doc
+from snapshotter.scores import Ledger, compliance_doc
+from snapshotter.trends import merge_days, trend_points
+from store import db, snapshots
+from store.encoding import dumps
+from store.models import Organization, ScoreHistory
+
+log = logging.getLogger("rua.snapshotter")
+SERVED_KINDS = ("overview", "compliance", "trends", "history", "health")
+VARIANT_KINDS = ("compliance", "trends", "health")      # one blob per domain
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    org_id: str
+    blobs: int
+    bytes: int
+    days_summed: int
+
+
+def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
+                report_address: str = "") -> Refreshed:
+    """Recompute the organization's blobs of `kinds` and store them in one transaction."""
+    # Cleared first: a report stored while we compute marks the organization dirty again.
+    # Only a refresh of every kind settles a dirty organization (the hourly health job does not).
+    settles = set(SERVED_KINDS) <= set(kinds)
+    was_dirty = _clear_dirty(org_id) if settles else None
+    changed = False
+    try:
+        with db.atomic():     # one consistent read on SQLite; Postgres reads committed rows
+            facts, cache, summed = facts_module.read(org_id, now.date(), report_address)
+        # Conditions judged from these facts (snapshotter/alerts.py); a refresh of every kind
+        # shows their events itself, a partial one leaves the organization for the next.
+        changed = alerts.apply(org_id, facts, now, mark=not settles)
+        if changed:
+            facts_module.reload_items(org_id, facts)
+        ledger = Ledger(facts)
+        history = _history(org_id, ledger) if "history" in kinds else None
+        docs = build_docs(ledger, now, kinds, history)
+        if cache is not None:
+            docs[(day_totals.CACHE_KIND, "")] = cache
+        blobs = snapshots.put_many(org_id, docs, now,
+                                   replace_kinds=[k for k in kinds if k in VARIANT_KINDS])
+    except BaseException:
+        if was_dirty is not None or (changed and settles):
+            (Organization.update(dirty_since=was_dirty or now)
+             .where(Organization.id == org_id, Organization.dirty_since.is_null()).execute())
+        raise
+    size = sum(len(b.body) for (kind, _), b in blobs.items() if kind != day_totals.CACHE_KIND)
+    return Refreshed(org_id, len(blobs), size, summed)
+
+
+def build_docs(ledger: Ledger, now: datetime, kinds, history_rows=None) -> dict:
+    """Every served body of `kinds`, keyed (kind, variant); series kinds as bytes."""
+    facts, docs = ledger.facts, {}
+    names = sorted(facts.domains)
+    assessed = {n: assess(ledger, n) for n in names} if {"overview", "health"} & set(kinds) else {}
+    if "overview" in kinds:
+        docs[("overview", "")] = overview_doc(ledger, list(assessed.values()))
+    if "compliance" in kinds:
+        docs[("compliance", "")] = compliance_doc(ledger)
+        docs.update((("compliance", n), compliance_doc(ledger, n)) for n in names)
+    if "trends" in kinds:
+        merged = merge_days([d.days for d in facts.domains.values()])
+        docs[("trends", "")] = dumps(trend_points(merged, facts.today, TREND_DAYS))
+        docs.update((("trends", n), dumps(trend_points(facts.domains[n].days, facts.today)))
+                    for n in names)
+    if "health" in kinds:
+        docs.update((("health", n), health_doc(ledger, n, now, assessed[n]))
+                    for n in names if facts.domains[n].monitored)
+    if history_rows is not None:
+        docs[("history", "")] = dumps([history_point(r) for r in history_rows])
+    return docs
+
+
+def _history(org_id: str, ledger: Ledger) -> list[dict]:
+    """Fill the days with reports that have no history row yet, keep today's row current,
+    and return the last year's rows oldest first."""
+    today = ledger.facts.today
+    first = today - timedelta(days=TREND_DAYS - 1)
+    have = {_as_date(d) for (d,) in ScoreHistory.select(ScoreHistory.day)
+            .where(ScoreHistory.org == org_id, ScoreHistory.day >= first).tuples()}
+    rows = [history_row(ledger, day) for day in backfill_days(ledger, first) if day not in have]
+    save_history(org_id, [r for r in rows if r is not None], replace=False)
+    save_history(org_id, [r for r in [history_row(ledger, today)] if r is not None], replace=True)
+    query = (ScoreHistory.select().where(ScoreHistory.org == org_id, ScoreHistory.day >= first)
+             .order_by(ScoreHistory.day))
+    return [{"day": _as_date(h.day), "score": h.score, "grade": h.grade,
+             "compliance_rate": h.compliance_rate, "spf_rate": h.spf_rate,
+             "dkim_rate": h.dkim_rate, "total_messages": h.total_messages} for h in query]
+
+
+def save_history(org_id: str, rows: list[dict], *, replace: bool):
+    """Insert history rows; replace=True overwrites a day's row, False keeps the one there."""
+    if not rows:
+        return
+    values = [dict(row, org=org_id) for row in rows]
+    with db.atomic():
+        for start in range(0, len(values), 200):
+            query = ScoreHistory.insert_many(values[start:start + 200])
+            if replace:
+                query = query.on_conflict(
+                    conflict_target=[ScoreHistory.org, ScoreHistory.day],
+                    update={f: getattr(EXCLUDED, f.name) for f in HISTORY_FIELDS})
+            else:
+                query = query.on_conflict_ignore()
+            query.execute()
+
+
+HISTORY_FIELDS = (ScoreHistory.score, ScoreHistory.grade, ScoreHistory.compliance_rate,
+                  ScoreHistory.spf_rate, ScoreHistory.dkim_rate, ScoreHistory.total_messages)
+
+
+def record_day(org_id: str, day: date, now: datetime, report_address: str = "") -> bool:
+    """Write the final history row of a finished day (the daily job); False without data."""
+    with db.atomic():
+        facts, _, _ = facts_module.read(org_id, now.date(), report_address)
+    row = history_row(Ledger(facts), day)
+    if row is not None:
+        save_history(org_id, [row], replace=True)
+    return row is not None
+
+
+def refresh_dirty(now: datetime, *, report_address: str = "") -> list[Refreshed]:
+    """Refresh every organization marked dirty by ingest, oldest change first."""
+    ids = [i for (i,) in Organization.select(Organization.id)
+           .where(Organization.dirty_since.is_null(False))
+           .order_by(Organization.dirty_since).tuples()]
+    return [_logged(refresh_org, i, now, report_address=report_address) for i in ids]
+
+
+def refresh_all(now: datetime, *, kinds=SERVED_KINDS, report_address: str = "") -> list[Refreshed]:
+    ids = [i for (i,) in Organization.select(Organization.id).order_by(Organization.id).tuples()]
+    return [_logged(refresh_org, i, now, kinds=kinds, report_address=report_address) for i in ids]
+
+
+def daily(now: datetime, *, report_address: str = "") -> list[Refreshed]:
+    """After midnight: yesterday's final history row, then every blob (the windows moved)."""
+    yesterday = now.date() - timedelta(days=1)
+    for (org_id,) in Organization.select(Organization.id).tuples():
+        record_day(org_id, yesterday, now, report_address)
+    return refresh_all(now, report_address=report_address)
+
+
+def hour_started(now: datetime, *, report_address: str = "") -> list[Refreshed]:
+    """At each hour's start: close the quota_near_cap events of hours gone, refresh their orgs."""
+    alerts.quota_hours(now)
+    return refresh_dirty(now, report_address=report_address)
+
+
+# The hourly DNS job stops starting new checks after this long, so it ends before the next
+# run is due; the domains it did not reach are first in line (oldest check first) next time.
+DNS_BUDGET_SECONDS = 45 * 60
+
+
+def check_dns(now: datetime, config):
+    """The hourly job: check monitored domains' DNS, then refresh the organizations it changed.
+    Offline (RUA_OFFLINE=1) it does nothing: a check that can look nothing up learns nothing."""
+    if config.offline:
+        log.info("DNS check skipped: RUA_OFFLINE is set")
+        return None
+    from dnscheck import jobs as dns_jobs     # dnspython and friends: only in the job's process
+    result = dns_jobs.check_stored(config, now=now, budget=DNS_BUDGET_SECONDS)
+    log.info("DNS checked %d domain(s), %d failed, %d left for the next run",
+             len(result.checks), len(result.failed), len(result.left))
+    refresh_dirty(now, report_address=config.report_address)
+    return result
+
+
+SOURCES_PER_RUN = 5000      # new sources first, then the day-old ones: a run of a few minutes
+
+
+def enrich_sources(now: datetime, config):
+    """Every few minutes: enrich new sources and re-check day-old ones, then refresh the
+    organizations that changed. Offline it does nothing (everything stays unknown)."""
+    if config.offline:
+        log.info("source enrichment skipped: RUA_OFFLINE is set")
+        return None
+    from sources import jobs as source_jobs   # dnspython and the geo data: the job's only
+    result = source_jobs.refresh(config, now, limit=SOURCES_PER_RUN)
+    for problem in result.problems:
+        log.warning("%s", problem)
+    log.info("enriched %d source(s), %d record(s) reclassified", result.sources,
+             result.reclassified)
+    if result.sources:
+        refresh_dirty(now, report_address=config.report_address)
+    return result
+
+
+def fetch_mail(now: datetime, config) -> int:
+    """New report mail ingested from the configured mailboxes, then the organizations it
+    touched refreshed; the number of reports stored."""
+    from intake.jobs import fetch_configured     # imapclient: only in the job's process
+    stored = fetch_configured(config)
+    if stored:
+        refresh_dirty(now, report_address=config.report_address)
+    return stored
+
+
+def send_notifications(now: datetime, config):
+    """Every minute: send the outbox's due alerts (notify/drain.py keeps its own clock, so a
+    long drain's claims and retries are timed from when each happens)."""
+    from notify.drain import drain     # http.client, smtplib: only in the job's process
+    result = drain(config)
+    if result.delivered or result.retried or result.failed:
+        log.info("alerts: %d delivered, %d to retry, %d given up", result.delivered,
+                 result.retried, result.failed)
+    return result
+
+
+def _logged(job, org_id, now, **kwargs):
+    started = time.perf_counter()
+    result = job(org_id, now, **kwargs)
+    log.info("refreshed %s: %d blobs, %d bytes in %.3f s", org_id, result.blobs, result.bytes,
+             time.perf_counter() - started)
+    return result
+
+
+def _clear_dirty(org_id: str):
+    row = (Organization.select(Organization.dirty_since)
+           .where(Organization.id == org_id).tuples().first())
+    if row is None:
+        raise LookupError(f"no organization {org_id}")
+    if row[0] is not None:
+        Organization.update(dirty_since=None).where(Organization.id == org_id).execute()
+    return row[0]
+
+
+def _as_date(value) -> date:
+    return value if isinstance(value, date) else date.fromisoformat(str(value))
+
