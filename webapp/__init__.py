@@ -26,6 +26,7 @@ RESOURCES = (
     "statistics",
     "top_sources",
     "sources",
+    "events",
     "enums",
     "dashboard",
     "scores",

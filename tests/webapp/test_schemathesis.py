@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis.generation import GenerationMode
 
+from store import events
 from store.clock import utcnow
 from store.models import Source
 from tests.factories import make_domain, make_report
@@ -45,6 +46,13 @@ def api_schema(app, org, key):
                   blocklist={"status": "clean", "listed_on": [], "checked_at": "2024-03-01T00:00:00Z"},
                   country="NL", country_name="Netherlands", asn=64500, as_org="Example Net",
                   enriched_at=utcnow()).where(Source.ip == "198.51.100.7").execute()
+    # Events open and handled, organization-wide and with a link, so /events has rows to check.
+    events.raise_event(org.id, "compliance_drop", "compliance_drop:example.com", severity="warning",
+                       title="Compliance dropped", domain="example.com",
+                       link="/domains/example.com/health")
+    events.raise_event(org.id, "quota_near_cap", "quota_near_cap:0", severity="warning",
+                       title="API quota nearly spent")
+    events.clear(org.id, ["quota_near_cap:0"])
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
     # Path values that exist, so the 200 answers of /reports/{id} and the health are checked
     # as well as the 404s random values get.
