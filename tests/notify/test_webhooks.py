@@ -7,6 +7,7 @@ from datetime import timedelta
 from notify import webhook
 from notify.drain import drain
 from store import channels, outbox
+from store.clock import utcnow
 from store.models import Outbox
 from tests.notify.conftest import raise_alert
 from tests.notify.receivers import WebhookReceiver
@@ -140,3 +141,11 @@ def test_concurrent_drains_send_each_row_once(org, hook, receiver, config, clock
         thread.join(60)
     assert sum(r.delivered for r in results) == 60
     assert len(receiver.seen) == 60 == len(set(receiver.seen))
+
+
+def test_the_scheduler_job_sends_due_alerts(org, hook, receiver, config):
+    from snapshotter import scheduler
+    raise_alert(org, now=utcnow())
+    [job] = [job for name, job, _ in scheduler.job_table(config) if name == "notify"]
+    assert scheduler.run_exclusive("notify", job, config)
+    assert [i for i, _ in receiver.accepted] == [Outbox.get().webhook_id]

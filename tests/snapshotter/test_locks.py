@@ -70,7 +70,7 @@ def test_two_schedulers_running_the_same_job_at_once_run_it_once(config, databas
 
 def test_scheduled_jobs_coalesce_and_never_overlap_themselves(config):
     jobs = {job.id: job for job in build(config).get_jobs()}
-    assert set(jobs) == {"dirty", "health", "dns", "sources", "hour", "daily"}
+    assert set(jobs) == {"dirty", "health", "dns", "sources", "notify", "hour", "daily"}
     for job in jobs.values():
         assert job.coalesce is True and job.max_instances == 1
     assert str(jobs["daily"].trigger) == "cron[hour='0', minute='5']"
@@ -78,6 +78,7 @@ def test_scheduled_jobs_coalesce_and_never_overlap_themselves(config):
     assert jobs["dirty"].trigger.interval.total_seconds() == 60
     assert jobs["health"].trigger.interval.total_seconds() == 3600
     assert jobs["dns"].trigger.interval.total_seconds() == 3600
+    assert jobs["notify"].trigger.interval.total_seconds() == 60
     assert jobs["sources"].trigger.interval.total_seconds() == 300
 
 
@@ -112,4 +113,4 @@ def test_rua_scheduler_refreshes_dirty_organizations_at_start_and_stops_on_sigte
             process.kill()
             process.wait()
     text = log.read_text()
-    assert "scheduler started: dirty, health, dns, sources, hour, daily" in text and "Traceback" not in text
+    assert "scheduler started: dirty, health, dns, sources, notify, hour, daily" in text and "Traceback" not in text
