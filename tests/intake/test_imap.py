@@ -12,6 +12,7 @@ import time
 import pytest
 
 from config import Config
+from ingest.pipeline import ingest_paths
 from intake import imap
 from intake.mailbox_url import IntakeError
 from store.models import Organization, Report
@@ -254,3 +255,28 @@ def test_the_first_connection_failing_stops_watch_at_once(box, tmp_path, monkeyp
     config = Config.from_env(os.environ).replace(imap_password_file=str(tmp_path / "wrong"))
     with pytest.raises(IntakeError, match="refused"):
         imap.watch(config, lambda client, mailbox: None, lambda message: None)
+
+
+def test_the_corpus_mail_files_are_fetched_as_rua_ingest_reads_them(rua, database, box, config,
+                                                                     corpus_dir):
+    paths = sorted(corpus_dir.rglob("*.eml"))
+    make_org("by-ingest"), make_org("by-fetch")
+    expected = [list(ingest_paths([str(path)], config=config, org="by-ingest")) for path in paths]
+    box.append(*(path.read_bytes() for path in paths))
+    result = rua("fetch", "imap", "--org", "by-fetch", "--format", "json")
+    got = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(got) == len(paths) and result.exit_code == 1
+    for path, [want], have in zip(paths, expected, got):
+        assert have["status"] == want.status, (path, have["error"], want.error)
+        assert [_kept(r) for r in have["reports"]] == [_kept(r) for r in want.reports], path
+    refused = sum(r.status == "refused" for [r] in expected)
+    assert 0 < refused < len(paths)
+    assert len(box.subjects(box.refused)) == refused
+    assert len(box.subjects(box.done)) == len(paths) - refused
+    again = rua("fetch", "imap", "--org", "by-fetch")
+    assert again.exit_code == 0 and again.stdout.startswith("0 files")
+
+
+def _kept(report: dict) -> tuple:
+    return (report["report_id"], report["domain"], report["records"], report["messages"],
+            report["status"])
