@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from notify import DeliveryError, email, message, webhook
-from store import outbox
+from store import db, outbox
 from store.clock import utcnow
 from store.ids import new_ulid
 from store.models import NotifyChannel, Organization
@@ -40,8 +40,9 @@ def drain(config, clock=utcnow) -> Drained:
                 for row in rows]
         with ThreadPoolExecutor(min(THREADS, len(jobs))) as pool:
             errors = list(pool.map(lambda job: attempt(*job, config), jobs))
-        for row, error in zip(rows, errors):
-            _record(row, token, error, clock(), totals)
+        with db.atomic():      # one commit per batch; lost in a crash, the rows go out again
+            for row, error in zip(rows, errors):
+                _record(row, token, error, clock(), totals)
 
 
 def send_test(channel: NotifyChannel, config) -> str | None:

@@ -38,8 +38,7 @@ class WebhookReceiver:
         return f"http://127.0.0.1:{self.port}/hooks/rua"
 
     def start(self) -> "WebhookReceiver":
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), _Handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", self.port), _Handler)
         self._httpd.owner = self
         self.port = self._httpd.server_address[1]
         threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
@@ -70,6 +69,11 @@ class WebhookReceiver:
             with self._lock:
                 self.accepted.append((webhook_id, payload))
         return status
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 64      # the standard library's 5 drops a drain's connections
 
 
 class _Handler(BaseHTTPRequestHandler):
