@@ -8,8 +8,7 @@ Run from the repository root with the project's interpreter (needs `wrk`: apt-ge
 For SQLite (a temporary file) and Postgres (default postgresql://postgres@127.0.0.1:5432/
 rua_bench_metering, created if missing, its tables dropped and recreated), the same gunicorn
 (deploy/gunicorn.conf.py, 4 workers) serves each endpoint twice: "bare" is this module's
-bare_app(), the real app with the metering step taken out (on Postgres, where the key look-up
-meters in the same statement, the look-up alone), and "metered" is the real app. All four
+bare_app(), the real app with the metering step taken out, and "metered" is the real app. All four
 servers of a store run at once and are loaded in interleaved rounds (bench/interleave.py): the
 cost is 1 - metered/bare of the same round, and the median over the rounds is printed. wrk
 spreads requests over many keys of many team-plan organizations and the counters are emptied
