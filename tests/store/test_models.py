@@ -9,8 +9,8 @@ from peewee import ForeignKeyField, IntegrityError
 from store import keys, meter, migrations, open_db
 from store.migrations import current_version, latest_version, migrate
 from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, Member,
-                          Organization, Record, Report, SchemaVersion, ScoreHistory, Snapshot,
-                          Source, SourceDomain, Usage)
+                          NotifyChannel, Organization, Record, Report, SchemaVersion,
+                          ScoreHistory, Snapshot, Source, SourceDomain, Usage)
 from tests.factories import make_domain, make_key, make_member, make_org
 from tests.store.scratch import empty_database_url
 
@@ -225,6 +225,7 @@ def test_deleting_an_organization_removes_everything_it_owns(database):
             if name != "report dedupe key within an org":
                 build(org)
         Event.create(org=org, type="new_source", severity="info", title="t", dedupe_key="d")
+        NotifyChannel.create(org=org, kind="email", target="ops@example.com")
     doomed.delete_instance()
     # The request counters are kept apart (on SQLite in their own file), outside the cascade.
     owned = [m for m in MODELS if isinstance(m._meta.fields.get("org"), ForeignKeyField)]
