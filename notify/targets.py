@@ -16,6 +16,8 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+MAX_URL = 2048      # NotifyChannel.target's size
+
 
 class RefusedUrl(ValueError):
     """The URL breaks the rule; the message says which part and why."""
@@ -51,6 +53,8 @@ def judge(url: str, addresses: list[str], *, allow_private: bool) -> Target:
 
 def split(url: str) -> tuple[str, str, int, str]:
     """(scheme, host, port, path with query) of an http(s) URL, or RefusedUrl."""
+    if len(url) > MAX_URL:
+        raise RefusedUrl(f"a webhook URL has at most {MAX_URL} characters")
     try:
         parts = urlsplit(url.strip())
         port = parts.port

@@ -44,6 +44,7 @@ def test_allowed(url, addresses):
     ("https:///path", ["93.184.216.34"], "https://HOST/PATH"),
     ("https://user:pw@hooks.example.com/", ["93.184.216.34"], "no user name or password"),
     ("https://hooks.example.com:70000/", ["93.184.216.34"], "not a URL"),
+    ("https://hooks.example.com/" + "a" * 2030, ["93.184.216.34"], "at most 2048 characters"),
 ])
 def test_refused(url, addresses, complaint):
     with pytest.raises(targets.RefusedUrl, match=complaint):
