@@ -11,17 +11,16 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from peewee import fn
-
 from snapshotter import conditions
 from snapshotter.model import OrgFacts
 from store import events
 from store.clock import to_epoch
 from store.models import Event, Report
 
-# Parse warnings are judged on reports about the last few weeks (an index covers date_end):
-# an archive of old reports imported today raises none.
-WARNINGS_HORIZON_DAYS = 40
+# Parse warnings are judged on reports about the last days (an index covers date_end): an
+# archive of old reports imported today raises none, and an event whose reporter has sent
+# nothing since expires with the news (conditions.NEWS_DAYS).
+WARNINGS_HORIZON_DAYS = conditions.NEWS_DAYS + 3
 EXPIRING = ("policy_changed", "report_parse_warnings")
 
 
@@ -58,28 +57,25 @@ def _write(org_id: str, outcome: conditions.Outcome, open_events: dict, now: dat
 def _parse_warnings(org_id: str, now: datetime, open_events: dict) -> conditions.Outcome:
     """The newest report per reporter and domain, judged against the events open for them."""
     since = to_epoch(now - timedelta(days=WARNINGS_HORIZON_DAYS))
-    newest = (Report.select(Report.domain, Report.org_name,
-                            fn.MAX(Report.received_at).alias("newest"))
-              .where(Report.org == org_id, Report.date_end >= since)
-              .group_by(Report.domain, Report.org_name))
-    latest = (Report.select(Report.domain, Report.org_name, Report.received_at,
-                            Report.parse_warnings)
-              .join(newest, on=((Report.domain == newest.c.domain)
-                                & (Report.org_name == newest.c.org_name)
-                                & (Report.received_at == newest.c.newest)))
-              .where(Report.org == org_id, Report.date_end >= since)
-              .order_by(Report.id.desc()).tuples())
+    rows = (Report.select(Report.domain, Report.org_name, Report.received_at, Report.id,
+                          Report.parse_warnings)
+            .where(Report.org == org_id, Report.date_end >= since).tuples())
+    newest: dict[tuple[str, str], tuple] = {}
+    for domain, reporter, received_at, report_id, warnings in rows:
+        seen = newest.get((domain, reporter))
+        if seen is None or (received_at, report_id) > seen[:2]:
+            newest[(domain, reporter)] = (received_at, report_id, warnings)
     start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
     today = {k for (k,) in Event.select(Event.dedupe_key)
              .where(Event.org == org_id, Event.type == "report_parse_warnings",
                     Event.created_at >= start_of_day).tuples()}
-    outcome, seen = conditions.Outcome(), set()
-    for domain, reporter, received_at, warnings in latest:
-        if (domain, reporter) in seen:        # two reports received in the same second
-            continue
-        seen.add((domain, reporter))
-        prefix = conditions.parse_warnings_prefix(domain, reporter)
-        mine = {k for k in open_events if k.startswith(prefix)}
+    by_prefix: dict[str, set[str]] = {}       # open keys per reporter and domain
+    for k, (type_, _) in open_events.items():
+        if type_ == "report_parse_warnings":
+            by_prefix.setdefault(k[:k.rindex(":") + 1], set()).add(k)
+    outcome = conditions.Outcome()
+    for (domain, reporter), (received_at, _, warnings) in newest.items():
+        mine = by_prefix.get(conditions.parse_warnings_prefix(domain, reporter), set())
         outcome.add(conditions.parse_warnings(
             conditions.Latest(domain, reporter, received_at, len(warnings or [])), mine, today))
     return outcome
