@@ -1,0 +1,119 @@
+"""deploy/crontab.example: every line run as cron runs it, against a throwaway store."""
+from __future__ import annotations
+
+import fcntl
+import os
+import pathlib
+import re
+import subprocess
+
+import pytest
+
+from store import snapshots
+from store.models import Organization
+from tests.factories import make_domain, make_org
+from tests.intake.conftest import Box, imap_server, report_mail  # noqa: F401 (a fixture)
+from tests.snapshotter.reports import TODAY, report_on
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CRONTAB = ROOT / "deploy" / "crontab.example"
+FIELD = re.compile(r"^(\*|\d+(-\d+)?(,\d+(-\d+)?)*)(/\d+)?$")
+RANGES = ((0, 59), (0, 23), (1, 31), (1, 12), (0, 7))
+
+
+def parse() -> tuple[dict[str, str], list[tuple[list[str], str]]]:
+    """The crontab's variables and its jobs as (five schedule fields, command)."""
+    variables, jobs = {}, []
+    for line in CRONTAB.read_text().splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        assignment = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", line.strip())
+        if assignment:
+            variables[assignment.group(1)] = assignment.group(2)
+            continue
+        fields = line.split(None, 5)
+        jobs.append((fields[:5], fields[5]))
+    return variables, jobs
+
+
+def command_of(word: str) -> str:
+    [command] = [c for _, c in parse()[1] if word in c]
+    return command
+
+
+def test_the_schedules_are_valid_and_commands_avoid_crons_percent_sign():
+    variables, jobs = parse()
+    assert set(variables) == {"SHELL", "APP_DIR", "STATE_DIR", "ENV_FILE"}
+    assert not any(name.startswith("RUA_") for name in variables)   # rua would refuse them
+    assert len(jobs) == 4
+    for fields, command in jobs:
+        for field, (low, high) in zip(fields, RANGES):
+            assert FIELD.match(field), field
+            assert all(low <= int(n) <= high for n in re.findall(r"(?<!/)\b\d+", field)), field
+        assert "%" not in command      # cron turns % into a newline
+
+
+@pytest.fixture
+def cron(database, config, tmp_path):
+    """Run a crontab command as cron does: sh -c, cron's PATH, the file's variables pointed at
+    this checkout, a throwaway state folder and an env file naming the test's store."""
+    state = tmp_path / "state"
+    state.mkdir()
+    env_file = tmp_path / "rua.env"
+    settings = {"RUA_DATABASE_URL": config.database_url, "RUA_LOCK_DIR": str(state),
+                "RUA_OFFLINE": "1"}
+
+    def run(command: str, **more: str) -> subprocess.CompletedProcess:
+        env_file.write_text("".join(f"{k}={v}\n" for k, v in {**settings, **more}.items()))
+        variables = parse()[0]
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LOGNAME": "rua",
+               **variables, "APP_DIR": str(ROOT), "STATE_DIR": str(state),
+               "ENV_FILE": str(env_file)}
+        return subprocess.run([variables["SHELL"], "-c", command], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+    run.state = state
+    return run
+
+
+@pytest.mark.parametrize("word", ["rua snapshot >>", "rua snapshot --all", "rua snapshot --daily"])
+def test_each_snapshot_line_refreshes_and_logs(cron, word):
+    org = make_org("Acme")
+    report_on(org, "example.com", TODAY, [{"count": 3}])
+    result = cron(command_of(word))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    log = (cron.state / "snapshot.log").read_text()
+    assert "snapshots: refreshed" in log or "refreshed" in log, log
+    assert "Traceback" not in log and "error" not in log.lower()
+    assert snapshots.get(org.id, "overview") is not None
+    assert Organization.get_by_id(org.id).dirty_since is None
+
+
+def test_a_line_whose_previous_run_still_holds_its_lock_does_nothing(cron):
+    org = make_org("Acme")
+    report_on(org, "example.com", TODAY, [{"count": 3}])
+    command = command_of("rua snapshot >>")
+    lock = re.search(r"flock -n \$STATE_DIR/(\S+)", command).group(1)
+    with open(cron.state / lock, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        result = cron(command)
+    assert result.returncode == 1 and (cron.state / "snapshot.log").read_text() == ""
+    assert snapshots.get(org.id, "overview") is None
+
+
+def test_the_fetch_line_does_nothing_without_a_mailbox(cron):
+    result = cron(command_of("fetch imap"))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert not (cron.state / "fetch.log").exists()
+
+
+def test_the_fetch_line_fetches_files_and_refreshes(cron, imap_server, monkeypatch, tmp_path):  # noqa: F811
+    org = make_org("Acme")
+    make_domain(org, "example.com")
+    box = Box(imap_server, monkeypatch, tmp_path)
+    box.append(report_mail("r-1"))
+    result = cron(command_of("fetch imap"), **box.settings)
+    assert (result.returncode, result.stderr) == (0, "")
+    log = (cron.state / "fetch.log").read_text()
+    assert log.startswith(f"stored     {box.inbox};UID=1 (1 report") and "refreshed" in log
+    assert box.subjects(box.done) == ["Report r-1"]
+    assert snapshots.get(org.id, "overview") is not None
