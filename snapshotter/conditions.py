@@ -13,7 +13,8 @@ Rules (decisions.md "Events"; severities as /enums lists them):
   NO_REPORTS_DAYS days; cleared by the next report.
 - `report_parse_warnings` (info): the newest report from a reporter about a domain carried parse
   warnings; once per reporter, domain and UTC day (the day is in the key), a newer day's
-  replacing the older; cleared when a newer report from that reporter parses clean.
+  replacing the older; cleared when a newer report from that reporter parses clean, or
+  NEWS_DAYS after it was raised when none has come.
 - `quota_near_cap` (warning, raised by store/usage.py): cleared once its hour has ended.
 """
 from __future__ import annotations
