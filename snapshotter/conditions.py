@@ -95,7 +95,8 @@ def policy_change(domain: str, policies: list[tuple[date, Policy]], today: date)
             "policy_changed", key("policy_changed", domain), "info",
             f"DMARC policy of {domain} changed from p={before} to p={after}",
             f"Reports for {domain} from {day.isoformat()} say the published policy is "
-            f"p={after} (they said p={before} before).", HEALTH_LINK.format(domain), domain)])
+            f"p={after} (they said p={before} before). If nobody here changed it, check who "
+            "can edit its DNS.", HEALTH_LINK.format(domain), domain)])
     return Outcome()
 
 
@@ -142,7 +143,8 @@ def parse_warnings(latest: Latest, open_keys: set[str], keys_today: set[str]) ->
         f"A report from {latest.reporter[:80]} about {latest.domain} was read with "
         f"{latest.warnings} {plural}",
         f"{latest.reporter} sent a report about {latest.domain} that did not follow RFC 9990 in "
-        f"{latest.warnings} place(s); it was stored, with the warnings in the report's detail.",
+        f"{latest.warnings} place(s). It was stored as read: its detail lists the warnings, "
+        "which need nothing from you unless its figures look wrong.",
         "/reports", latest.domain)])
 
 
