@@ -3,7 +3,9 @@ import hashlib
 import re
 import secrets
 
+from store import db
 from store.ids import encode
+from store.sql import Prepared
 
 KEY_PREFIX = "rua_"
 KEY_BODY = 40
@@ -27,3 +29,19 @@ def display_prefix(key: str) -> str:
 
 def well_formed(token: str) -> bool:
     return bool(KEY_PATTERN.fullmatch(token))
+
+
+# The one look-up of a key, on both databases: the key, its member's role (a member of another
+# organization can never lend a key to this one) and its organization's plan.
+_BY_DIGEST = Prepared("rua_key_by_digest", """
+SELECT k.id, k.org_id, k.member_id, k.scope, k.expires_at, k.revoked_at, k.last_used_at,
+       m.role, o.plan
+FROM api_key k JOIN member m ON m.id = k.member_id AND m.org_id = k.org_id
+JOIN organization o ON o.id = k.org_id
+WHERE k.digest = :digest""", {"digest": "text"})
+
+
+def by_digest(key_digest: str) -> tuple | None:
+    """(id, org_id, member_id, scope, expires_at, revoked_at, last_used_at, role, plan) of the
+    key with this digest, as the driver gives them; None when there is none."""
+    return _BY_DIGEST.run(db, {"digest": key_digest}).fetchone()

@@ -9,22 +9,18 @@ statement, a trigger keeping the organization's row; on Postgres one prepared st
 """
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 from peewee import Case, fn
 
 from store import is_postgres, meter
-from store import events, usage_sql as statements
+from store import events, sql, usage_sql as statements
 from store.clock import from_epoch
 from store.models import Usage
 
 HOUR = 3600
 UNCAPPED = 2**31 - 1          # fits the INTEGER columns; never reached within one hour
 KEEP_HOURS = 92 * 24          # the usage chart reaches back 90 days
-
-# Per prepared statement, the pooled Postgres connections that already hold it.
-_prepared: dict = {}
 
 
 @dataclass(frozen=True)
@@ -66,9 +62,7 @@ def abuse_wait(hits: list[tuple[int, int]], now: int, abuse: Abuse) -> int:
 
 
 def _run(statement: str, **params):
-    if is_postgres():
-        statement = statements.for_postgres(statement)
-    return meter.execute_sql(statement, params)
+    return sql.run(meter, statement, params)
 
 
 def _writing(database):
@@ -92,20 +86,9 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
               "heavy_limit": UNCAPPED if heavy_limit is None else heavy_limit}
     if is_postgres():
         # One statement, one round trip, committed on its own (autocommit).
-        hit, used, heavy_used = _pg_run(statements.PG_PREPARE, statements.PG_EXECUTE, params)
+        hit, used, heavy_used = statements.PG_ADMIT.run(meter, params).fetchone()
         return _settled(params, abuse, hit, used, heavy_used)
     return _sqlite_admit(params, abuse)
-
-
-def _pg_run(prepare: str, execute: str, params: dict) -> tuple | None:
-    """Run a prepared statement; planning it costs more than running it, so each pooled
-    connection prepares it once."""
-    connection = meter.connection()
-    prepared = _prepared.setdefault(prepare, weakref.WeakSet())
-    if connection not in prepared:
-        meter.execute_sql(prepare)
-        prepared.add(connection)
-    return meter.execute_sql(execute, params).fetchone()
 
 
 def _settled(params: dict, abuse: Abuse, hit, used, heavy_used) -> Tally:

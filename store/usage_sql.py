@@ -1,5 +1,4 @@
-"""The metering statements, written with SQLite's named parameters (:name); for_postgres()
-gives psycopg2's (%(name)s), so every value travels as a parameter.
+"""The metering statements, written with SQLite's named parameters (:name, see store/sql.py).
 
 A request counts in two rows of "usage": its key's hour and its organization's hour (key '').
 The key's hour row also holds the key's abuse window in `ring`: the requests admitted in each
@@ -15,13 +14,11 @@ tests/store/test_usage.py.
 """
 from __future__ import annotations
 
-import functools
-import re
+from store.sql import Prepared
 
 SLOTS, BITS = 10, 6
 FIELD = (1 << BITS) - 1
 MAX_ABUSE_LIMIT = FIELD         # a second never admits more than the limit: it fits a field
-_PARAMETER = re.compile(r"(?<![:\w]):([a-z_]+)")
 
 
 def _moved(row: str) -> str:
@@ -94,7 +91,7 @@ RETURNING allowed, heavy"""
 # one statement. Columns: hit (1 when the window took it), the organization's allowed and heavy
 # (NULL when refused: store.usage then takes the key's count back). Its own commit skips the
 # wait for the disk: a crash may lose the last moment's counts, never admit extra.
-PG_ADMIT = f"""
+PG_ADMIT = Prepared("rua_admit", f"""
 WITH keyed AS ({KEY_HIT}
 ), org AS (
   INSERT INTO "usage" (org_id, key_id, hour, allowed, rejected, heavy, last_at, newest, ring)
@@ -105,22 +102,10 @@ WITH keyed AS ({KEY_HIT}
   RETURNING allowed, heavy
 )
 SELECT (SELECT COUNT(*) FROM keyed), (SELECT allowed FROM org), (SELECT heavy FROM org)
-FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async"""
-_PG_ADMIT_ARGS = {"org": "text", "key": "text", "now": "bigint", "abuse": "integer",
-                  "hour": "bigint", "weight": "integer", "counted": "integer",
-                  "limit": "integer", "heavy_limit": "integer"}
-# Planning PG_ADMIT costs more than running it: each pooled connection prepares it once.
-_NUMBER = {name: number for number, name in enumerate(_PG_ADMIT_ARGS, 1)}
-PG_PREPARE = "PREPARE rua_admit ({}) AS {}".format(
-    ", ".join(_PG_ADMIT_ARGS.values()),
-    _PARAMETER.sub(lambda m: f"${_NUMBER[m[1]]}", PG_ADMIT))
-PG_EXECUTE = "EXECUTE rua_admit ({})".format(", ".join(f"%({name})s" for name in _PG_ADMIT_ARGS))
-
-
-@functools.lru_cache(maxsize=None)
-def for_postgres(statement: str) -> str:
-    """The statement with psycopg2's named placeholders."""
-    return _PARAMETER.sub(r"%(\1)s", statement)
+FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async""",
+                    {"org": "text", "key": "text", "now": "bigint", "abuse": "integer",
+                     "hour": "bigint", "weight": "integer", "counted": "integer",
+                     "limit": "integer", "heavy_limit": "integer"})
 
 
 def unpack(newest: int, ring: int) -> list[tuple[int, int]]:

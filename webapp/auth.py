@@ -8,8 +8,7 @@ from datetime import datetime, timedelta
 from flask import g
 
 from store import keys
-from store.compiled import Compiled
-from store.models import ApiKey, Member, Organization
+from store.models import ApiKey
 from store.plans import PLANS
 from store.versioned import VersionCache
 from webapp.errors import ApiError
@@ -59,8 +58,8 @@ def unauthorized(code: str, token_sent: bool) -> ApiError:
 
 
 class Authenticator:
-    """Resolves a bearer key with one indexed, joined query, remembered while the store is
-    unchanged (store/versioned.py).
+    """Resolves a bearer key with one joined query (store.keys.by_digest), remembered while the
+    store is unchanged (store/versioned.py).
 
     On SQLite a key once looked up is reused until anyone writes to the store (a revocation
     does), so revocation still takes effect on the very next request; expiry is checked
@@ -111,22 +110,12 @@ def _admitted(entry: _Entry | None, now: datetime) -> Principal:
     return entry.principal
 
 
-# One joined query, its SQL built once (store/compiled.py): the key, its member's role and
-# the organization's plan. A member of another organization can never lend a key to this one.
-_BY_DIGEST = Compiled(lambda digest: ApiKey
-                      .select(ApiKey.id, ApiKey.org, ApiKey.member, ApiKey.scope,
-                              ApiKey.expires_at, ApiKey.revoked_at, ApiKey.last_used_at,
-                              Member.role, Organization.plan)
-                      .join(Member, on=(ApiKey.member == Member.id))
-                      .switch(ApiKey)
-                      .join(Organization, on=(ApiKey.org == Organization.id))
-                      .where((ApiKey.digest == digest) & (Member.org == ApiKey.org)))
 _AT = ApiKey.expires_at          # converts the driver's value (SQLite: text) to a datetime
 
 
 def _lookup(digest: str) -> _Entry | None:
-    rows = _BY_DIGEST.run(digest=digest)
-    return _entry(rows[0]) if rows else None
+    row = keys.by_digest(digest)
+    return _entry(row) if row else None
 
 
 def _entry(row: tuple) -> _Entry:

@@ -151,8 +151,8 @@ class _KeyLookups(logging.Handler):
 
     def emit(self, record):
         sql = str(record.msg[0])
-        self.count += ((sql.startswith("SELECT") and 'FROM "api_key"' in sql)
-                       or sql.startswith("EXECUTE rua_auth_admit"))
+        self.count += (sql.startswith("EXECUTE rua_key_by_digest")
+                       or (not sql.startswith("PREPARE") and "FROM api_key k" in sql))
 
 
 @pytest.fixture
