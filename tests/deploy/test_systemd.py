@@ -23,7 +23,7 @@ import time
 import pytest
 
 from store.models import Report
-from tests.intake.conftest import Box, imap_server, report_mail  # noqa: F401 (a fixture)
+from tests.intake.conftest import Box, imap_server, make_maildir, report_mail  # noqa: F401 (a fixture)
 from tests.servers import free_port, http_get
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -151,9 +151,7 @@ def test_the_web_unit_notifies_systemd_when_ready_and_serves(state, tmp_path):
 
 
 def test_the_scheduler_unit_fetches_the_maildir_and_stops_on_its_kill_signal(state, tmp_path):
-    maildir = tmp_path / "Maildir"
-    for sub in ("new", "cur", "tmp"):
-        (maildir / sub).mkdir(parents=True)
+    maildir = make_maildir(tmp_path / "Maildir")
     (maildir / "new" / "1.a.host").write_bytes(report_mail("r-1"))
     name = "rua-snapshotter.service"
     command, env = command_env(name, state, RUA_MAILDIR=str(maildir),
@@ -163,7 +161,8 @@ def test_the_scheduler_unit_fetches_the_maildir_and_stops_on_its_kill_signal(sta
         run(name, [rua, *setup], env)
     process = launch(name, command, env, tmp_path / "scheduler.log")
     try:
-        assert wait_for(lambda: os.listdir(maildir / "cur") == ["1.a.host:2,S"])
+        assert wait_for(lambda: os.listdir(maildir / "cur") == ["1.a.host:2,S"]), \
+            (tmp_path / "scheduler.log").read_text()
         assert stop(process, name) == 0
     finally:
         if process.poll() is None:
@@ -201,7 +200,7 @@ def test_the_fetch_unit_watches_the_mailbox(state, tmp_path, imap_server, monkey
     assert "Traceback" not in (tmp_path / "fetch.log").read_text()
 
 
-def wait_for(condition, timeout: float = 30) -> bool:
+def wait_for(condition, timeout: float = 60) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():

@@ -8,6 +8,7 @@ import pytest
 import trustme
 from imapclient import IMAPClient
 
+from tests.factories import make_domain, make_org
 from tests.intake import dovecot
 from tests.ingest import xmlbuild
 
@@ -86,6 +87,21 @@ class Box:
 @pytest.fixture
 def box(imap_server, monkeypatch, tmp_path):
     return Box(imap_server, monkeypatch, tmp_path)
+
+
+@pytest.fixture
+def acme(database):
+    """The organization that monitors example.com, where report_mail's reports route."""
+    org = make_org("Acme")
+    make_domain(org, "example.com")
+    return org
+
+
+def make_maildir(path):
+    """An empty Maildir (new/, cur/, tmp/) at path; returns path."""
+    for sub in ("new", "cur", "tmp"):
+        (path / sub).mkdir(parents=True)
+    return path
 
 
 def report_mail(report_id: str, *, domain: str = "example.com", kind: str = "gzip",

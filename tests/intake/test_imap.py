@@ -17,19 +17,12 @@ from intake import imap
 from intake.mailbox_url import IntakeError
 from store.models import Organization, Report
 from tests.cli.outcome import assert_refused
-from tests.factories import make_domain, make_org
+from tests.factories import make_org
 from tests.intake.conftest import report_mail, subject
 from tests.ingest import xmlbuild
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LIMIT = 200_000
-
-
-@pytest.fixture
-def acme(database):
-    org = make_org("Acme")
-    make_domain(org, "example.com")
-    return org
 
 
 def stored_ids() -> list[str]:

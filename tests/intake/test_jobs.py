@@ -7,8 +7,7 @@ from config import Config
 from snapshotter import locks
 from snapshotter.scheduler import fetch_jobs, job_table, run_exclusive
 from store.models import Organization, Report
-from tests.factories import make_domain, make_org
-from tests.intake.conftest import report_mail
+from tests.intake.conftest import make_maildir, report_mail
 
 
 def test_there_is_no_fetch_job_without_a_mailbox():
@@ -21,13 +20,8 @@ def test_the_fetch_job_runs_every_fetch_interval_minutes_once_a_mailbox_is_set()
     assert name == "fetch" and trigger["trigger"] == "interval" and trigger["minutes"] == 15
 
 
-def test_the_job_reads_both_mailboxes_under_its_lock_then_refreshes(database, box, config,
-                                                                   tmp_path):
-    org = make_org("Acme")
-    make_domain(org, "example.com")
-    maildir = tmp_path / "Maildir"
-    for sub in ("new", "cur", "tmp"):
-        (maildir / sub).mkdir(parents=True)
+def test_the_job_reads_both_mailboxes_under_its_lock_then_refreshes(acme, box, config, tmp_path):
+    maildir = make_maildir(tmp_path / "Maildir")
     (maildir / "new" / "1.a.host").write_bytes(report_mail("from-maildir"))
     box.append(report_mail("from-imap"))
     config = Config.from_env(os.environ).replace(
@@ -45,13 +39,9 @@ def test_the_job_reads_both_mailboxes_under_its_lock_then_refreshes(database, bo
 
 
 def test_a_mailbox_that_cannot_be_used_is_logged_and_the_other_still_read(
-        database, box, config, tmp_path, caplog, monkeypatch):
-    org = make_org("Acme")
-    make_domain(org, "example.com")
+        acme, box, config, tmp_path, caplog):
     (tmp_path / "wrong").write_text("nope")
-    maildir = tmp_path / "Maildir"
-    for sub in ("new", "cur", "tmp"):
-        (maildir / sub).mkdir(parents=True)
+    maildir = make_maildir(tmp_path / "Maildir")
     (maildir / "new" / "1.a.host").write_bytes(report_mail("from-maildir"))
     config = Config.from_env(os.environ).replace(
         database_url=config.database_url, lock_dir=config.lock_dir, offline=True,

@@ -8,24 +8,13 @@ import pytest
 from intake.maildir import seen_name
 from store.models import Report
 from tests.cli.outcome import assert_refused
-from tests.factories import make_domain, make_org
-from tests.intake.conftest import report_mail
+from tests.intake.conftest import make_maildir, report_mail
 from tests.ingest import xmlbuild
 
 
 @pytest.fixture
-def acme(database):
-    org = make_org("Acme")
-    make_domain(org, "example.com")
-    return org
-
-
-@pytest.fixture
 def maildir(tmp_path):
-    root = tmp_path / "Maildir"
-    for sub in ("new", "cur", "tmp"):
-        (root / sub).mkdir(parents=True)
-    return root
+    return make_maildir(tmp_path / "Maildir")
 
 
 def listing(maildir) -> dict[str, list[str]]:
