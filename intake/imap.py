@@ -1,7 +1,7 @@
 """IMAP intake with imapclient: every message of the folder ingested, then moved by outcome.
 
 A message is moved only after ingest_message has returned, and every report in it is committed
-by then, so a crash or a dropped connection at any point leaves at worst messages that are read
+by then (one whose failure was not its own, such as a locked store, is not moved at all), so a crash or a dropped connection at any point leaves at worst messages that are read
 again next time, which dedupe makes harmless. Nothing is deleted: without MOVE, a message is
 copied, flagged \\Deleted and expunged only once the copy exists.
 """
@@ -16,7 +16,7 @@ from imapclient.exceptions import CapabilityError, IMAPClientAbortError, IMAPCli
 
 from ingest.pipeline import FileResult, ingest_message
 from intake.mailbox_url import IntakeError, Mailbox, parse_url, password
-from intake.outcome import DONE, REFUSED, outcome, too_large
+from intake.outcome import DONE, KEEP, REFUSED, outcome, too_large
 
 # One FETCH of bodies takes at most this many messages or bytes, whichever comes first.
 CHUNK_MESSAGES = 100
@@ -86,7 +86,7 @@ def drain(client: IMAPClient, mailbox: Mailbox, config, handle: Callable[[FileRe
     for group in chunks([u for u in uids if u in sizes], sizes, chunk, CHUNK_BYTES):
         wanted = [u for u in group if sizes[u] <= config.max_report_bytes]
         bodies = client.fetch(wanted, ["BODY.PEEK[]"]) if wanted else {}
-        filed: dict[str, list[int]] = {DONE: [], REFUSED: []}
+        filed: dict[str, list[int]] = {DONE: [], REFUSED: [], KEEP: []}
         for uid in group:
             origin = f"{mailbox.folder};UID={uid}"
             if sizes[uid] > config.max_report_bytes:
@@ -98,8 +98,8 @@ def drain(client: IMAPClient, mailbox: Mailbox, config, handle: Callable[[FileRe
             handle(result)
             filed[outcome(result)].append(uid)
             handled += 1
-        for kind, moving in filed.items():
-            filer.file(moving, kind)
+        filer.file(filed[DONE], DONE)
+        filer.file(filed[REFUSED], REFUSED)     # KEEP ones stay, to be read again
     return handled
 
 

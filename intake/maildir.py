@@ -10,7 +10,7 @@ from typing import Callable
 
 from ingest.pipeline import FileResult, ingest_message
 from intake.mailbox_url import IntakeError
-from intake.outcome import REFUSED, outcome, too_large
+from intake.outcome import KEEP, REFUSED, outcome, too_large
 
 INFO = ":2,"    # the Maildir info separator and version (the experimental version 1 is unused)
 
@@ -49,7 +49,9 @@ def drain(path: str, config, handle: Callable[[FileResult], None], *, org=None,
         else:
             result = ingest_message(message, data, config=config, org=org)
         handle(result)
-        mark_seen(path, message, flagged=outcome(result) == REFUSED)
+        kind = outcome(result)
+        if kind != KEEP:                    # a KEEP one is read again next time
+            mark_seen(path, message, flagged=kind == REFUSED)
         handled += 1
     return handled
 

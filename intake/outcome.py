@@ -3,11 +3,17 @@ from __future__ import annotations
 
 from ingest.pipeline import FileResult
 
-DONE, REFUSED = "done", "refused"
+DONE, REFUSED, KEEP = "done", "refused", "keep"
+# How ingest/pipeline.py words a failure that is not the message's fault (the store locked or
+# unreachable, a bug of ours): such a message stays where it is and is read again next time.
+NOT_THE_MESSAGE = ": unexpected error ("
 
 
 def outcome(result: FileResult) -> str:
-    """DONE when every report in the message is stored (now or before), else REFUSED."""
+    """DONE when every report in it is stored (now or before), KEEP when the failure was not
+    the message's, else REFUSED."""
+    if any(NOT_THE_MESSAGE in refusal for refusal in result.refusals):
+        return KEEP
     return REFUSED if result.status == "refused" else DONE
 
 
