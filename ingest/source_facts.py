@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 
 from store import compiled as sql
 from store import db, events
-from store.addresses import ip_key, remember_spellings
+from store.addresses import SEARCH_LENGTH, ip_key, remember_spellings, search_text
 from store.models import DomainDay, Source, SourceDomain
 
 BATCH = 500
@@ -27,7 +27,7 @@ def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, t
         chunk = rows[start:start + BATCH]
         new += _save_domains(org_id, domain, first, last, chunk)
         made = set(new)
-        _save_sources(org_id, first, last, chunk, made)
+        _save_sources(org_id, domain, first, last, chunk, made)
     others: dict[str, set[str]] = {}
     for text, ip in tally.spelled.items():
         if text != ip:
@@ -44,8 +44,8 @@ def _save_domains(org_id, domain, first, last, chunk) -> list[str]:
               SourceDomain.rejected, SourceDomain.reports]
     key = ("source_domain", len(chunk))
     text = sql.statement(key, lambda: _upsert(SourceDomain, fields, len(chunk),
-                                              [SourceDomain.org, SourceDomain.domain,
-                                               SourceDomain.ip], fields[5:])
+                                              [SourceDomain.org, SourceDomain.ip,
+                                               SourceDomain.domain], fields[5:])
                          + f" RETURNING {sql.name(SourceDomain.ip)}, "
                            f"{sql.name(SourceDomain.reports)}")
     begin, end = _stamp(first), _stamp(last)
@@ -56,18 +56,23 @@ def _save_domains(org_id, domain, first, last, chunk) -> list[str]:
     return [ip for ip, reports in db.execute_sql(text, params).fetchall() if reports == 1]
 
 
-def _save_sources(org_id, first, last, chunk, new: set) -> None:
+def _save_sources(org_id, domain, first, last, chunk, new: set) -> None:
     fields = [Source.org, Source.ip, Source.first_seen, Source.last_seen, *_sums(Source),
               Source.auth_failures, Source.domain_count, Source.ip_key, Source.compliance_rate,
-              *_UNKNOWN]
+              Source.search_text, *_UNKNOWN]
     t, n = sql.table(Source), sql.name
 
     def build():
         text = _upsert(Source, fields, len(chunk), [Source.org, Source.ip], fields[4:11])
         total = f"({t}.{n(Source.messages)} + excluded.{n(Source.messages)})"
+        # A domain new to a known source joins its search text ("ip domain" when inserted).
+        found, added = f"{t}.{n(Source.search_text)}", (
+            f"SUBSTR(excluded.{n(Source.search_text)}, LENGTH(excluded.{n(Source.ip)}) + 1)")
         return (text + f", {n(Source.compliance_rate)} = CASE WHEN {total} > 0 THEN 100.0 * "
                 f"({t}.{n(Source.compliant)} + excluded.{n(Source.compliant)}) / {total} "
-                f"ELSE 0 END")
+                f"ELSE 0 END, {n(Source.search_text)} = CASE WHEN "
+                f"excluded.{n(Source.domain_count)} > 0 AND LENGTH({found}) + LENGTH({added}) "
+                f"<= {SEARCH_LENGTH} THEN {found} || {added} ELSE {found} END")
     text = sql.statement(("source", len(chunk)), build)
     begin, end = _stamp(first), _stamp(last)
     params = []
@@ -75,7 +80,8 @@ def _save_sources(org_id, first, last, chunk, new: set) -> None:
         spf_fail, dkim_fail = messages - spf_pass, messages - dkim_pass
         params += [org_id, ip, begin, end, messages, compliant, spf_fail, dkim_fail, forwarded,
                    spf_fail + dkim_fail, 1 if ip in new else 0, ip_key(ip),
-                   100.0 * compliant / messages if messages else 0.0, *_UNKNOWN.values()]
+                   100.0 * compliant / messages if messages else 0.0,
+                   search_text(ip, [domain]), *_UNKNOWN.values()]
     db.execute_sql(text, params)
 
 

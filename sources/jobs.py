@@ -18,7 +18,7 @@ from ingest.storing import window_days
 from sources import verdicts
 from sources.enrich import Enrichment, Signals, enrich
 from store import db, events
-from store.addresses import canonical_ip, spellings
+from store.addresses import canonical_ip, search_text, spellings
 from store.clock import utcnow
 from store.models import DailyRollup, Record, Report, Source, SourceDomain
 
@@ -131,6 +131,8 @@ def store(org_id: str, found: Enrichment, now: datetime) -> int:
                    country_name=geo["country_name"], asn=geo["asn"], as_org=geo["as_org"],
                    classification=verdict.classification, authorized=verdict.authorized,
                    verdict={"because": list(verdict.because), "sentence": verdict.sentence},
+                   search_text=search_text(row.ip, [d.domain for d in domains], fields["ptr"],
+                                           fields["service_name"]),
                    enriched_at=now)
      .where(Source.id == row.id).execute())
     _events(org_id, row.ip, domains[0].domain if domains else "", verdict, fields)

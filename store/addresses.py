@@ -44,3 +44,12 @@ def remember_spellings(org_id: str, spelled: dict[str, set[str]]) -> None:
 def spellings(source) -> list[str]:
     """Every text a Source row's records may give its address."""
     return [source.ip, *(source.spellings or ())]
+
+
+SEARCH_LENGTH = 1000    # Source.search_text's width: a sender of many domains is found by the first
+
+
+def search_text(ip: str, domains=(), ptr: str | None = None, service: str | None = None) -> str:
+    """The text a source's search matches: address, PTR, service name and domains, lower case."""
+    words = [ip, ptr or "", service or "", *domains]
+    return " ".join(w.lower() for w in words if w)[:SEARCH_LENGTH]

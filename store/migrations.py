@@ -6,13 +6,14 @@ record indexes that others cover; version 4 has SQLite keep each organization's 
 row by triggers; version 5 allows one open event per dedupe key; version 6 gives sources their
 totals (kept by ingest from then on) and enrichment fields; version 7 adds notification
 channels and the outbox of their deliveries; version 8 has sources remember the other
-spellings of their address. Once a release has shipped, never edit an applied migration: add the next one (playhouse.migrate's add_column and friends),
-so an existing database is upgraded in place without losing data.
+spellings of their address; version 9 gives them the text their search matches. Once a
+release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
+add_column and friends), so an existing database is upgraded in place without losing data.
 """
 from __future__ import annotations
 
 from store import is_postgres, meter
-from store.addresses import canonical_ip, ip_key, remember_spellings
+from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
 from store.models import (MODELS, NotifyChannel, Outbox, Record, Report, SchemaVersion, Source,
                           SourceDomain, Usage)
@@ -186,20 +187,46 @@ def _notification_outbox(database):
     database.create_tables([NotifyChannel, Outbox], safe=True)
 
 
+def _add_columns(database, model, fields):
+    """Add the model's fields its table lacks (a store made before them)."""
+    from playhouse.migrate import PostgresqlMigrator, SqliteMigrator, migrate as alter
+    table = model._meta.table_name
+    have = {column.name for column in database.get_columns(table)}
+    migrator = (PostgresqlMigrator if is_postgres() else SqliteMigrator)(database)
+    alter(*[migrator.add_column(table, f.column_name, f) for f in fields
+            if f.column_name not in have])
+
+
 def _source_spellings(database):
     """Sources remember the other texts reports gave their address, so the records kept as
     reported are found from the source (the enrichment job re-classifies them)."""
-    from playhouse.migrate import PostgresqlMigrator, SqliteMigrator, migrate as alter
-    table = Source._meta.table_name
-    if "spellings" not in {column.name for column in database.get_columns(table)}:
-        migrator = (PostgresqlMigrator if is_postgres() else SqliteMigrator)(database)
-        alter(migrator.add_column(table, "spellings", Source.spellings))
+    _add_columns(database, Source, [Source.spellings])
     rows = (Record.select(Record.org, Record.source_ip).distinct()
             .where(Record.source_ip.contains(":")).tuples())
     for org, text in rows:
         ip = canonical_ip(text)
         if ip != text:
             remember_spellings(org, {ip: {text}})
+
+
+def _source_search(database):
+    """Sources get the text their search matches (with an index scanned alone) and an index
+    for the reputation filter, the text made from what is stored; a source's domains key
+    SourceDomain by (org, ip, domain)."""
+    _add_columns(database, Source, [Source.search_text])
+    # A source's domains are read from one covering index, which is also the unique key.
+    for name in ("source_domain_org_id_domain_ip", "source_domain_org_id_ip"):
+        database.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
+    database.create_tables([Source, SourceDomain], safe=True)       # the new indexes
+    domains: dict[tuple, list[str]] = {}
+    for org, ip, domain in (SourceDomain.select(SourceDomain.org, SourceDomain.ip,
+                                                SourceDomain.domain)
+                            .order_by(SourceDomain.domain).tuples().iterator()):
+        domains.setdefault((org, ip), []).append(domain)
+    for row in Source.select(Source.id, Source.org, Source.ip, Source.ptr, Source.service_name):
+        text = search_text(row.ip, domains.get((row.org_id, row.ip), ()), row.ptr,
+                           row.service_name)
+        Source.update(search_text=text).where(Source.id == row.id).execute()
 
 
 MIGRATIONS = [
@@ -213,6 +240,8 @@ MIGRATIONS = [
      _source_facts),
     (7, "notification channels and the outbox of their deliveries", _notification_outbox),
     (8, "sources remember the other spellings of their address", _source_spellings),
+    (9, "sources carry the text their search matches; source domains keyed by ip first",
+     _source_search),
 ]
 
 

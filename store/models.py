@@ -238,6 +238,9 @@ class Source(BaseModel):
     ip = CharField(max_length=64)
     ip_key = CharField(max_length=66, default="")
     spellings = JSONField(null=True)           # other texts reports gave the address (records')
+    # What GET /sources?search= matches, lower case: the address, its domains, PTR and service
+    # (store/addresses.py writes it); its index is scanned without reading the rows.
+    search_text = CharField(max_length=1000, default="")
     first_seen = DateTimeField()               # begin of the earliest report window
     last_seen = DateTimeField()                # end of the latest report window
     messages = BigIntegerField(default=0)
@@ -277,6 +280,8 @@ class Source(BaseModel):
             (("org", "auth_failures", "id"), False),
             (("org", "domain_count", "id"), False),
             (("org", "enriched_at"), False),
+            (("org", "abuse_status", "messages", "id"), False),
+            (("org", "search_text"), False),
         )
 
 
@@ -298,8 +303,9 @@ class SourceDomain(BaseModel):
     reports = IntegerField(default=0)          # reports that contributed: 1 on the first
 
     class Meta:
-        indexes = ((("org", "domain", "ip"), True), (("org", "ip"), False),
-                   (("org", "domain", "messages", "id"), False))
+        # (org, ip, domain) holds a source's domains (covering); (org, domain, ...) a domain's
+        # sources, busiest first.
+        indexes = ((("org", "ip", "domain"), True), (("org", "domain", "messages", "id"), False))
 
 
 class Event(BaseModel):

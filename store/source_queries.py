@@ -50,41 +50,50 @@ def _sort_key(wanted: SourceFilter, table):
             "auth_failures": SourceDomain.spf_fail + SourceDomain.dkim_fail}[wanted.sort_by]
 
 
-def _query(org_id: str, wanted: SourceFilter, fields):
-    table = Source if wanted.domain is None else SourceDomain
-    query = Source.select(*fields)
-    cond = Source.org == org_id
-    if table is SourceDomain:
-        query = query.join(SourceDomain, on=((SourceDomain.org == Source.org)
-                                             & (SourceDomain.ip == Source.ip)))
-        cond &= SourceDomain.domain == wanted.domain
+def _query(org_id: str, wanted: SourceFilter, counting: bool = False):
+    """The filtered query and the table its figures come from (Source, or with a domain
+    filter SourceDomain, joined to Source unless only counted by its own columns)."""
+    if wanted.domain is None:
+        table, query, cond = Source, Source.select(), Source.org == org_id
+    else:
+        table, query = SourceDomain, SourceDomain.select()
+        cond = (SourceDomain.org == org_id) & (SourceDomain.domain == wanted.domain)
+        if not counting or wanted.reputation is not None or wanted.search:
+            query = query.join(Source, on=((Source.org == SourceDomain.org)
+                                           & (Source.ip == SourceDomain.ip)))
     if wanted.reputation is not None:
         cond &= Source.abuse_status == wanted.reputation
     if wanted.has_failures is not None:
-        failures = table.spf_fail + table.dkim_fail
+        failures = Source.auth_failures if table is Source else (
+            SourceDomain.spf_fail + SourceDomain.dkim_fail)
         cond &= (failures > 0) if wanted.has_failures else (failures == 0)
     if wanted.search:
-        # contains() is a case-insensitive LIKE with the term's wildcards escaped.
-        term = wanted.search
-        senders = (SourceDomain.select(SourceDomain.ip)
-                   .where(SourceDomain.org == org_id, SourceDomain.domain.contains(term)))
-        cond &= (Source.ip.contains(term) | Source.service_name.contains(term)
-                 | Source.ptr.contains(term) | Source.ip.in_(senders))
+        # contains() is a case-insensitive LIKE with the term's wildcards escaped; the search
+        # text's index is scanned without reading the rows.
+        cond &= Source.search_text.contains(wanted.search.lower())
     return query.where(cond), table
 
 
 def source_rows(org_id: str, wanted: SourceFilter, limit: int, offset: int) -> list[tuple]:
     """A page of rows: ROW_FIELDS then the figures (Source's, or the filtered domain's)."""
-    query, table = _query(org_id, wanted, ())
+    query, table = _query(org_id, wanted)
     query = query.select(*ROW_FIELDS, *_figures(table))
     key = _sort_key(wanted, table)
-    order = (key.desc(), Source.id.desc()) if wanted.descending else (key.asc(), Source.id.asc())
+    # The tie-break is the id of the rows paged over, so the sort's index serves the page.
+    order = ((key.desc(), table.id.desc()) if wanted.descending
+             else (key.asc(), table.id.asc()))
     return list(query.order_by(*order).limit(limit).offset(offset).tuples())
 
 
 def source_count(org_id: str, wanted: SourceFilter) -> int:
-    query, _ = _query(org_id, wanted, (Source.id,))
-    return query.count()
+    query, table = _query(org_id, wanted, counting=True)
+    return query.select(table.id).count()
+
+
+def enriched_stamp(org_id: str):
+    """The org's latest enrichment: moves whenever a source's reputation or search text can
+    have changed without a report being stored (one probe of the (org, enriched_at) index)."""
+    return Source.select(fn.MAX(Source.enriched_at)).where(Source.org == org_id).scalar()
 
 
 def any_source(org_id: str) -> bool:
@@ -96,10 +105,10 @@ def domains_of(org_id: str, ips) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {ip: [] for ip in ips}
     if not found:
         return found
+    # Sorted here: an ORDER BY domain would lead SQLite to the (org, domain, ip) index.
     rows = (SourceDomain.select(SourceDomain.ip, SourceDomain.domain)
-            .where(SourceDomain.org == org_id, SourceDomain.ip.in_(list(found)))
-            .order_by(SourceDomain.domain).tuples())
-    for ip, domain in rows:
+            .where(SourceDomain.org == org_id, SourceDomain.ip.in_(list(found))).tuples())
+    for ip, domain in sorted(rows):
         found[ip].append(domain)
     return found
 

@@ -8,6 +8,7 @@ from store.addresses import canonical_ip
 from webapp import params
 from webapp.auth import requires
 from webapp.errors import ApiError
+from webapp.memo import remember
 from webapp.paging import envelope
 
 bp = Blueprint("sources", __name__)
@@ -50,8 +51,11 @@ def index():
         found = queries.source_rows(org_id, wanted, page.limit, page.offset)
         domains = queries.domains_of(org_id, [row[1] for row in found])
         return [source_row(row, domains[row[1]]) for row in found]
-    body = envelope("sources", None, params.page(args), rows=rows,
-                    count=lambda: queries.source_count(org_id, wanted))
+    # A filter's total is remembered until a report is stored or a source enriched: a search
+    # counts by scanning every source's search text.
+    body = envelope("sources", None, params.page(args), rows=rows, count=lambda: remember(
+        ("sources", wanted, queries.enriched_stamp(org_id)), org_id,
+        lambda: queries.source_count(org_id, wanted)))
     body["has_any"] = body["total"] > 0 or queries.any_source(org_id)
     return body
 

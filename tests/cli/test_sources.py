@@ -97,6 +97,7 @@ def test_refresh_stores_identity_geo_reputation_and_verdicts(acme, rua_sources):
         "NL", "Netherlands", 64500, "Example Net")
     assert ses.abuse_status == "clean" and ses.blocklist["status"] == "clean"
     assert ses.enriched_at is not None and ses.classification == "unknown"
+    assert ses.search_text == "198.51.100.20 a8-1.smtp-out.amazonses.com amazon ses example.com"
     assert verdicts(SES) == ["needs_review"]        # a known service not yet aligned
     spoof = source(SPOOF)
     assert (spoof.ptr, spoof.fcrdns, spoof.service_slug) == (None, "fail", None)

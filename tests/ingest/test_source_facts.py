@@ -69,6 +69,7 @@ def test_totals_add_up_over_reports_and_domains_and_a_resent_report_counts_once(
     assert_facts_match_records(org)
     source = Source.get(Source.org == org, Source.ip == "198.51.100.7")
     assert (source.messages, source.compliant, source.domain_count) == (7, 2, 2)
+    assert source.search_text == "198.51.100.7 example.com example.org"   # each domain once
     assert round(source.compliance_rate, 2) == 28.57
     held = {(d.domain, d.ip): (d.quarantined, d.rejected, d.reports)
             for d in SourceDomain.select().where(SourceDomain.org == org)}
@@ -133,6 +134,8 @@ def test_a_store_of_version_5_gets_its_source_facts_from_the_records(database):
     assert migrate(database)[0][0] == 6
     assert {(s.ip, s.messages, s.domain_count) for s in Source.select()} == expected
     assert_facts_match_records(org)
+    assert Source.get(Source.ip == "198.51.100.7").search_text == (
+        "198.51.100.7 example.com example.org")
 
 
 def test_every_source_of_the_corpus_adds_up_to_its_records(database, config, corpus_dir):

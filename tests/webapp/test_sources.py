@@ -5,6 +5,7 @@ import datetime as dt
 
 import pytest
 
+from store.addresses import search_text
 from store.models import Source
 from tests.factories import epoch, make_key, make_org, make_report
 from tests.webapp.helpers import assert_error, get
@@ -30,7 +31,9 @@ def reports(org):
     make_report(make_org(), "example.com", [{"source_ip": "203.0.113.1", "count": 1000}])
     Source.update(service_name="Mailgun", service_slug="mailgun", service_icon="mailgun",
                   abuse_status="clean", ptr="o1.mailgun.net", country="US",
-                  classification="authorized", authorized=True).where(
+                  classification="authorized", authorized=True,
+                  search_text=search_text("10.0.0.9", ["other.example"], "o1.mailgun.net",
+                                          "Mailgun")).where(
         Source.ip == "10.0.0.9").execute()
     Source.update(abuse_status="malicious", blocklist={
         "status": "listed", "listed_on": ["zen.spamhaus.org"], "checked_at": "2024-03-05T00:00:00Z"}
@@ -157,3 +160,15 @@ def test_a_key_without_analytics_read_is_refused(client, org, reports):
 def test_times_are_whole_seconds_utc(client, key, reports):
     Source.update(enriched_at=dt.datetime(2024, 3, 5, 1, 2, 3, 456)).execute()
     assert get(client, "/sources/10.0.0.9", key).get_json()["enriched_at"] == "2024-03-05T01:02:03Z"
+
+
+def test_a_remembered_total_moves_with_a_new_report_and_with_enrichment(client, org, key,
+                                                                        reports):
+    def total(query):
+        return get(client, f"/sources{query}", key).get_json()["total"]
+    assert (total("?reputation=clean&limit=1"), total("?search=192.0&limit=1")) == (1, 2)
+    Source.update(abuse_status="clean", enriched_at=dt.datetime(2026, 1, 1)).where(
+        Source.ip == "192.0.2.1").execute()
+    assert total("?reputation=clean&limit=1") == 2
+    make_report(org, records=[{"source_ip": "192.0.2.77"}])
+    assert total("?search=192.0&limit=1") == 3
