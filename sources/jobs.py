@@ -17,6 +17,7 @@ from ingest.record_writer import sender_of
 from ingest.storing import window_days
 from sources import verdicts
 from sources.enrich import Enrichment, Signals, enrich
+from store import compiled as sql
 from store import db, events
 from store.addresses import canonical_ip, search_text, spellings
 from store.clock import utcnow
@@ -73,9 +74,8 @@ def refresh(config, now: datetime | None = None, org_id: str | None = None,
                 if problem not in done.problems:
                     done.problems.append(problem)
             with db.atomic():
-                for ip in chunk:
-                    done.reclassified += store(org, run.results[ip], now)
-                    done.sources += 1
+                done.reclassified += store(org, [run.results[ip] for ip in chunk], now)
+            done.sources += len(chunk)
             events.mark_dirty(org, now)
     return done
 
@@ -107,36 +107,59 @@ def _passed(results, mfrom: bool = False) -> set[str]:
     return names
 
 
-def store(org_id: str, found: Enrichment, now: datetime) -> int:
-    """Write one enrichment and its verdict to the Source row; records re-classified."""
-    row = Source.get_or_none(Source.org == org_id, Source.ip == canonical_ip(found.ip))
-    if row is None:
-        return 0
+def store(org_id: str, results: list[Enrichment], now: datetime) -> int:
+    """Write enrichments and their verdicts to the Source rows; records re-classified."""
+    changed = 0
+    for start in range(0, len(results), BATCH):
+        chunk = results[start:start + BATCH]
+        ips = [canonical_ip(found.ip) for found in chunk]
+        rows = {row.ip: row for row in Source.select().where(Source.org == org_id,
+                                                             Source.ip.in_(ips))}
+        domains: dict[str, list[SourceDomain]] = {}
+        for d in (SourceDomain.select()
+                  .where(SourceDomain.org == org_id, SourceDomain.ip.in_(ips))):
+            domains.setdefault(d.ip, []).append(d)
+        open_keys = events.open_keys(org_id, "unauthorized_sender:") | events.open_keys(
+            org_id, "blocklisted_source:")
+        for ip, found in zip(ips, chunk):
+            if ip in rows:
+                mine = sorted(domains.get(ip, []), key=lambda d: (-d.messages, d.domain))
+                changed += _store_one(org_id, rows[ip], found, mine, open_keys, now)
+    return changed
+
+
+def _store_one(org_id, row: Source, found: Enrichment, domains, open_keys, now) -> int:
     fields = found.fields()
     geo = fields["geo"]
     sender = verdicts.sender(fields["service_kind"], fields["abuse_status"],
                              fields["service_name"], found.identity.fcrdns,
                              found.identity.base_domain)
-    domains = list(SourceDomain.select()
-                   .where(SourceDomain.org == org_id, SourceDomain.ip == row.ip)
-                   .order_by(SourceDomain.messages.desc(), SourceDomain.domain))
     verdict = verdicts.classify_source([results_of(d) for d in domains], sender)
+    values = dict(ptr=fields["ptr"], fcrdns=found.identity.fcrdns,
+                  base_domain=found.identity.base_domain, service_name=fields["service_name"],
+                  service_slug=fields["service_slug"], service_icon=fields["service_icon"],
+                  service_kind=fields["service_kind"], abuse_status=fields["abuse_status"],
+                  blocklist=fields["blocklist"], country=geo["country"],
+                  country_name=geo["country_name"], asn=geo["asn"], as_org=geo["as_org"],
+                  classification=verdict.classification, authorized=verdict.authorized,
+                  verdict={"because": list(verdict.because), "sentence": verdict.sentence},
+                  search_text=search_text(row.ip, [d.domain for d in domains], fields["ptr"],
+                                          fields["service_name"]),
+                  enriched_at=now)
+    columns = [getattr(Source, name) for name in values]
+    sql.execute(("source_enriched",), lambda: (
+        f"UPDATE {sql.table(Source)} SET {', '.join(f'{sql.name(c)} = ?' for c in columns)} "
+        f"WHERE {sql.name(Source.id)} = ?"),
+        [c.db_value(v) for c, v in zip(columns, values.values())] + [row.id])
+    _events(org_id, row.ip, domains[0].domain if domains else "", verdict, fields, open_keys)
     before = sender_of(row.service_slug, row.service_kind, row.abuse_status)
     after = sender_of(fields["service_slug"], fields["service_kind"], fields["abuse_status"])
-    (Source.update(ptr=fields["ptr"], fcrdns=found.identity.fcrdns,
-                   base_domain=found.identity.base_domain, service_name=fields["service_name"],
-                   service_slug=fields["service_slug"], service_icon=fields["service_icon"],
-                   service_kind=fields["service_kind"], abuse_status=fields["abuse_status"],
-                   blocklist=fields["blocklist"], country=geo["country"],
-                   country_name=geo["country_name"], asn=geo["asn"], as_org=geo["as_org"],
-                   classification=verdict.classification, authorized=verdict.authorized,
-                   verdict={"because": list(verdict.because), "sentence": verdict.sentence},
-                   search_text=search_text(row.ip, [d.domain for d in domains], fields["ptr"],
-                                           fields["service_name"]),
-                   enriched_at=now)
-     .where(Source.id == row.id).execute())
-    _events(org_id, row.ip, domains[0].domain if domains else "", verdict, fields)
-    return reclassify(org_id, row, after) if after != before else 0
+    return reclassify(org_id, row, after) if _decides(after) != _decides(before) else 0
+
+
+def _decides(sender) -> tuple:
+    """What of a sender record classification reads: its kind, and a bad reputation or not."""
+    return sender.kind, sender.reputation in verdicts.BAD_REPUTATIONS
 
 
 def results_of(d: SourceDomain) -> verdicts.DomainResults:
@@ -145,25 +168,27 @@ def results_of(d: SourceDomain) -> verdicts.DomainResults:
                                   forwarded=d.forwarded)
 
 
-def _events(org_id: str, ip: str, domain: str, verdict, fields: dict) -> None:
-    """unauthorized_sender and blocklisted_source, each open while its condition holds."""
+def _events(org_id: str, ip: str, domain: str, verdict, fields: dict, open_keys: set) -> None:
+    """unauthorized_sender and blocklisted_source, each open while its condition holds (only
+    a change touches the events table)."""
     link = f"/sources/{ip}"
     unauthorized = f"unauthorized_sender:{ip}"
     if verdict.classification == verdicts.UNAUTHORIZED:
-        events.raise_event(org_id, "unauthorized_sender", unauthorized, severity="critical",
-                           title=f"Unauthorized sender {ip}", detail=verdict.sentence,
-                           domain=domain, link=link)
-    else:
+        if unauthorized not in open_keys:
+            events.raise_event(org_id, "unauthorized_sender", unauthorized, severity="critical",
+                               title=f"Unauthorized sender {ip}", detail=verdict.sentence,
+                               domain=domain, link=link)
+    elif unauthorized in open_keys:
         events.clear(org_id, [unauthorized])
     listed = f"blocklisted_source:{ip}"
     blocklist = fields["blocklist"]
-    if blocklist["status"] == "listed":
+    if blocklist["status"] == "listed" and listed not in open_keys:
         zones = ", ".join(blocklist["listed_on"])
         events.raise_event(org_id, "blocklisted_source", listed, severity="warning",
                            title=f"{ip} is on a DNS blocklist",
                            detail=f"{ip}, which sends mail as {domain or 'your domains'}, is "
                                   f"listed on {zones}.", domain=domain, link=link)
-    elif blocklist["status"] == "clean":
+    elif blocklist["status"] == "clean" and listed in open_keys:
         events.clear(org_id, [listed])
 
 

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from snapshotter.jobs import enrich_sources
 from sources import jobs
 from store import db
+from store.addresses import canonical_ip
 from store.clock import from_epoch, utcnow
 from store.models import DailyRollup, Event, Record, Source, SourceDomain
 from tests.cli.outcome import ok
@@ -193,3 +194,27 @@ def test_first_seen_is_the_report_window(acme):
     report = Record.get(Record.source_ip == SES).report
     assert (row.first_seen, row.last_seen) == (from_epoch(report.date_begin),
                                                from_epoch(report.date_end))
+
+
+@pytest.mark.slow
+def test_the_corpus_enriched_keeps_every_total_and_forwarded_count_equal_to_its_records(
+        database, world, dns_server, corpus_dir):
+    from cli import main
+    from tests.ingest.test_source_facts import assert_facts_match_records
+    org = make_org("corpus-enriched")
+    CliRunner().invoke(main, ["ingest", "--org", "corpus-enriched", str(corpus_dir / "aggregate")],
+                       env={"RUA_DATABASE_URL": world.database_url})
+    db.initialize(database)
+    done = jobs.refresh(world)
+    assert done.sources == Source.select().where(Source.org == org).count() > 100
+    assert_facts_match_records(org)
+    forwarded = {}
+    for ip, count in (Record.select(Record.source_ip, Record.count)
+                      .where(Record.org == org, Record.classification == "likely_forwarded")
+                      .tuples()):
+        forwarded[canonical_ip(ip)] = forwarded.get(canonical_ip(ip), 0) + count
+    assert {s.ip: s.forwarded for s in Source.select() if s.forwarded} == forwarded
+    rollups = {}
+    for row in DailyRollup.select().where(DailyRollup.org == org, DailyRollup.forwarded > 0):
+        rollups[row.source_ip] = rollups.get(row.source_ip, 0) + row.forwarded
+    assert rollups == forwarded

@@ -1,6 +1,7 @@
 """Source facts kept by ingest: each source's totals equal the sums over its stored records."""
 from collections import defaultdict
 
+import pytest
 from click.testing import CliRunner
 
 from cli import main
@@ -138,6 +139,7 @@ def test_a_store_of_version_5_gets_its_source_facts_from_the_records(database):
         "198.51.100.7 example.com example.org")
 
 
+@pytest.mark.slow
 def test_every_source_of_the_corpus_adds_up_to_its_records(database, config, corpus_dir):
     org = make_org("corpus-sources")
     result = CliRunner().invoke(main, ["ingest", "--org", "corpus-sources", "--format", "json",
