@@ -1,8 +1,9 @@
 """IMAP intake with imapclient: every message of the folder ingested, then moved by outcome.
 
 A message is moved only after ingest_message has returned, and every report in it is committed
-by then (one whose failure was not its own, such as a locked store, is not moved at all), so a crash or a dropped connection at any point leaves at worst messages that are read
-again next time, which dedupe makes harmless. Nothing is deleted: without MOVE, a message is
+by then (one whose failure was not its own, such as a locked store, is not moved at all), so a
+crash or a dropped connection at any point leaves at worst messages that are read again next
+time, which dedupe makes harmless. Nothing is deleted: without MOVE, a message is
 copied, flagged \\Deleted and expunged only once the copy exists.
 """
 from __future__ import annotations

@@ -47,7 +47,7 @@ def parse_url(url: str) -> Mailbox:
 
 
 def password(config) -> str:
-    """RUA_IMAP_PASSWORD_FILE's first line (one trailing newline dropped), else RUA_IMAP_PASSWORD."""
+    """RUA_IMAP_PASSWORD_FILE's content less one trailing newline, else RUA_IMAP_PASSWORD."""
     if config.imap_password_file:
         try:
             with open(config.imap_password_file, encoding="utf-8") as stream:

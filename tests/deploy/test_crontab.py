@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import fcntl
-import os
 import pathlib
 import re
 import subprocess
@@ -106,7 +105,8 @@ def test_the_fetch_line_does_nothing_without_a_mailbox(cron):
     assert not (cron.state / "fetch.log").exists()
 
 
-def test_the_fetch_line_fetches_files_and_refreshes(cron, imap_server, monkeypatch, tmp_path):  # noqa: F811
+def test_the_fetch_line_fetches_files_and_refreshes(cron, imap_server,  # noqa: F811
+                                                    monkeypatch, tmp_path):
     org = make_org("Acme")
     make_domain(org, "example.com")
     box = Box(imap_server, monkeypatch, tmp_path)

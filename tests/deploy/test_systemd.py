@@ -17,13 +17,13 @@ import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import time
 
 import pytest
 
 from store.models import Report
-from tests.intake.conftest import Box, imap_server, make_maildir, report_mail  # noqa: F401 (a fixture)
+from tests.intake.conftest import imap_server  # noqa: F401 (a fixture)
+from tests.intake.conftest import Box, make_maildir, report_mail
 from tests.servers import free_port, http_get
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -169,7 +169,8 @@ def test_the_scheduler_unit_fetches_the_maildir_and_stops_on_its_kill_signal(sta
             process.kill()
             process.wait()
     text = (tmp_path / "scheduler.log").read_text()
-    assert "fetch" in re.search(r"scheduler started: (.*)", text).group(1) and "Traceback" not in text
+    assert "fetch" in re.search(r"scheduler started: (.*)", text).group(1)
+    assert "Traceback" not in text
     assert stored_report_ids(state) == ["r-1"]
 
 
@@ -179,7 +180,8 @@ def stored_report_ids(state: pathlib.Path) -> list[str]:
         return sorted(row[0] for row in rows)
 
 
-def test_the_fetch_unit_watches_the_mailbox(state, tmp_path, imap_server, monkeypatch):  # noqa: F811
+def test_the_fetch_unit_watches_the_mailbox(state, tmp_path, imap_server,  # noqa: F811
+                                            monkeypatch):
     box = Box(imap_server, monkeypatch, tmp_path)
     name = "rua-fetch.service"
     command, env = command_env(name, state, RUA_OFFLINE="1", **box.settings)

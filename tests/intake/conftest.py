@@ -48,7 +48,8 @@ class Box:
     def __init__(self, server, monkeypatch, tmp_path):
         number = next(_folders)
         self.server = server
-        self.inbox, self.done, self.refused = f"t{number}", f"t{number}-done/rua", f"t{number}-refused"
+        self.inbox = f"t{number}"
+        self.done, self.refused = f"t{number}-done/rua", f"t{number}-refused"
         secret = tmp_path / "imap-password"
         secret.write_text(dovecot.PASSWORD + "\n")
         self.settings = {"RUA_IMAP_URL": server.url(self.inbox),

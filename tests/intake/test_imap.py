@@ -33,7 +33,8 @@ def stored_ids() -> list[str]:
 
 def seed_mixed(box) -> dict[str, str]:
     """Three reports (gzip, zip, plain XML), a message that is no report, one too large."""
-    box.append(report_mail("r-gz"), report_mail("r-zip", kind="zip"), report_mail("r-xml", kind="xml"),
+    box.append(report_mail("r-gz"), report_mail("r-zip", kind="zip"),
+               report_mail("r-xml", kind="xml"),
                subject(xmlbuild.mail({"photo.png": (b"\x89PNG\r\n", "image/png")}), "Hello"),
                subject(xmlbuild.mail({"big.bin": (os.urandom(LIMIT), "application/octet-stream")}),
                        "Too large"))
@@ -183,7 +184,8 @@ def test_watch_picks_up_a_message_appended_while_idle_and_survives_a_dropped_con
     env.update(box.settings, RUA_DATABASE_URL=config.database_url, RUA_LOCK_DIR=config.lock_dir,
                RUA_OFFLINE="1", PYTHONUNBUFFERED="1")
     rua = str(pathlib.Path(sys.executable).parent / "rua")
-    watcher = subprocess.Popen([rua, "fetch", "imap", "--watch"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    watcher = subprocess.Popen([rua, "fetch", "imap", "--watch"], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
     out, err = Lines(watcher.stdout), Lines(watcher.stderr)
     try:

@@ -42,7 +42,8 @@ def test_new_messages_are_ingested_then_marked_seen(rua, acme, maildir):
     assert result.exit_code == 1, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"stored     {maildir / 'new' / '1.a.host'} (1 report")
-    assert lines[2] == f"refused    {maildir / 'new' / '3.a.host'}: no DMARC report attachment found"
+    third = maildir / "new" / "3.a.host"
+    assert lines[2] == f"refused    {third}: no DMARC report attachment found"
     assert lines[3].startswith("3 files: 2 reports stored, 0 duplicates, 1 refused")
     assert listing(maildir) == {"new": [], "tmp": [], "cur": [
         "0.a.host:2,S", "1.a.host:2,S", "2.a.host:2,S", "3.a.host:2,FS"]}
