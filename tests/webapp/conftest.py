@@ -52,7 +52,7 @@ def key(org):
 
 
 # The gatekeeper's fixed statements: metering's and the key look-up (with its last_used_at).
-METERING = re.compile(r'\b(INTO|UPDATE|FROM) "?(usage|api_key)\b|^SET LOCAL |\brua_(auth_)?admit\b')
+METERING = re.compile(r'\b(INTO|UPDATE|FROM) "?(usage|api_key)\b|^SET LOCAL |\brua_(admit|key_by_digest)\b')
 
 
 class QueryCounter(logging.Handler):
