@@ -5,7 +5,7 @@ import ipaddress
 
 import click
 
-from cli.common import echo_err
+from cli.common import echo_err, fail
 from cli.lookup import resolve_org
 from cli.session import open_store
 from store.clock import utcnow
@@ -34,10 +34,13 @@ def refresh(config, org_ref, ips):
         try:
             ipaddress.ip_address(ip.strip())
         except ValueError:
-            raise click.BadParameter(f"{ip!r} is not an IP address", param_hint="--ip") from None
+            fail(f"--ip {ip!r} is not an IP address")
     with open_store(config):
         org = resolve_org(org_ref) if org_ref else None
         done = jobs.refresh(config, utcnow(), org_id=org and org.id, ips=list(ips) or None)
+        if ips and not done.skipped and not done.sources:
+            fail("no source has " + ("that address" if len(ips) == 1 else "those addresses")
+                 + (f" in {org.name}" if org else ""))
         if done.skipped:
             echo_err(f"nothing refreshed: {done.skipped}")
             return

@@ -13,7 +13,7 @@ from store import db
 from store.addresses import canonical_ip
 from store.clock import from_epoch, utcnow
 from store.models import DailyRollup, Event, Record, Source, SourceDomain
-from tests.cli.outcome import ok
+from tests.cli.outcome import assert_refused, ok
 from tests.dnscheck.conftest import _dns_server_session, dns_config, dns_server  # noqa: F401
 from tests.factories import make_org, make_report
 from tests.sources.test_geo import write
@@ -157,9 +157,9 @@ def jobs_config(offline):
 
 
 def test_a_bad_ip_and_an_unknown_org_are_refused(acme, rua_sources):
-    result = rua_sources("refresh", "--ip", "not-an-ip")
-    assert result.exit_code == 2 and "not an IP address" in result.stderr
-    assert rua_sources("refresh", "--org", "Nobody").exit_code != 0
+    assert_refused(rua_sources("refresh", "--ip", "not-an-ip"), "not an IP address")
+    assert_refused(rua_sources("refresh", "--org", "Nobody"), "Nobody")
+    assert_refused(rua_sources("refresh", "--ip", "203.0.113.99"), "no source has that address")
 
 
 def test_new_sources_are_due_first_and_enriched_ones_again_after_a_day(acme, world):
