@@ -10,11 +10,13 @@ from store.models import Source
 def canonical_ip(text: str) -> str:
     """An address's canonical text (IPv6 compressed, lower case; an IPv4-mapped IPv6 address as
     its IPv4), so every spelling of one address is one source; anything else as given."""
+    if ":" not in text:
+        return text.strip()      # an IPv4 address has one spelling (leading zeros are invalid)
     try:
         address = ipaddress.ip_address(text.strip())
-    except (ValueError, AttributeError):
+    except ValueError:
         return text
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+    if address.ipv4_mapped:
         address = address.ipv4_mapped
     return str(address)
 
