@@ -15,10 +15,11 @@ from dnscheck.resolver import Lookup
 from ingest.classify import LIKELY_FORWARDED, classify
 from ingest.record_writer import sender_of
 from ingest.storing import window_days
+from snapshotter import day_totals
 from sources import verdicts
 from sources.enrich import Enrichment, Signals, enrich
 from store import compiled as sql
-from store import db, events
+from store import db, events, snapshots
 from store.addresses import canonical_ip, search_text, spellings
 from store.clock import utcnow
 from store.models import DailyRollup, Record, Report, Source, SourceDomain
@@ -215,6 +216,10 @@ def reclassify(org_id: str, source: Source, sender) -> int:
             day = window_days(record.date_begin, record.date_end)[2]
             key = (record.domain, day)
             forwarded[key] = forwarded.get(key, 0) + delta
+    if forwarded:
+        # The snapshotter's day totals are summed again only for days with new reports: the
+        # rollups changed without one, so its cache goes and every day is summed afresh.
+        snapshots.remove(org_id, day_totals.CACHE_KIND)
     for (domain, day), delta in forwarded.items():
         (DailyRollup.update(forwarded=DailyRollup.forwarded + delta)
          .where(DailyRollup.org == org_id, DailyRollup.domain == domain,

@@ -218,3 +218,22 @@ def test_the_corpus_enriched_keeps_every_total_and_forwarded_count_equal_to_its_
     for row in DailyRollup.select().where(DailyRollup.org == org, DailyRollup.forwarded > 0):
         rollups[row.source_ip] = rollups.get(row.source_ip, 0) + row.forwarded
     assert rollups == forwarded
+
+
+def test_after_enrichment_health_and_overview_agree_with_the_sources(acme, world):
+    from snapshotter.jobs import refresh_dirty
+    from store import snapshots
+    from store.encoding import loads
+    now = utcnow()
+    refresh_dirty(now)
+    overview = loads(snapshots.get(acme.id, "overview").body)
+    assert overview["org_health"]["forwarded_messages"] == 0     # nothing known yet
+    jobs.refresh(world, now)
+    refresh_dirty(now)
+    health = loads(snapshots.get(acme.id, "health", "example.com").body)
+    senders = {s["ip"]: s for s in health["top_senders"]}
+    assert (senders[SES]["service_slug"], senders[SES]["service_name"]) == (
+        "amazon-ses", source(SES).service_name)
+    assert "service_slug" not in senders[OWN]
+    overview = loads(snapshots.get(acme.id, "overview").body)
+    assert overview["org_health"]["forwarded_messages"] == 3     # the forwarder's records
