@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Iterator
 from ingest import routing, xml_report
 from ingest.files import SEP, iter_documents, iter_message
 from ingest.model import Document, Refused, ReportError
-from ingest.storing import store_report
+from ingest.storing import DomainCaps, store_report
 
 
 @dataclass
@@ -68,16 +68,16 @@ def ingest_message(origin: str, data: bytes, *, config, org=None,
     items = iter_message(origin, data, max_bytes=config.max_report_bytes,
                          max_depth=config.max_archive_depth)
     quiet = (lambda origin, status: None)
-    return next(_ingest_items(origin, items, org, progress or quiet))
+    return next(_ingest_items(origin, items, org, progress or quiet, config))
 
 
 def _ingest_path(path, config, org, progress) -> Iterator[FileResult]:
     items = iter_documents(path, max_bytes=config.max_report_bytes,
                            max_depth=config.max_archive_depth)
-    yield from _ingest_items(path, items, org, progress)
+    yield from _ingest_items(path, items, org, progress, config)
 
 
-def _ingest_items(path, items, org, progress) -> Iterator[FileResult]:
+def _ingest_items(path, items, org, progress, config) -> Iterator[FileResult]:
     current = None
     while True:
         try:
@@ -93,12 +93,12 @@ def _ingest_items(path, items, org, progress) -> Iterator[FileResult]:
             yield current.settle()
             current = None
         current = current or FileResult(name)
-        status = _ingest_one(item, current, org)
+        status = _ingest_one(item, current, org, config)
         progress(item.origin, status)
     yield (current or FileResult(path)).settle()
 
 
-def _ingest_one(item, result: FileResult, org) -> str:
+def _ingest_one(item, result: FileResult, org, config) -> str:
     """Store one document (or note one refusal) into result; the report's status."""
     if isinstance(item, Refused):
         result.refusals.append(item.reason)
@@ -110,7 +110,7 @@ def _ingest_one(item, result: FileResult, org) -> str:
         return opened[-1]
     try:
         parsed = xml_report.parse(Document(item.origin, open_tracked))
-        stored = store_report(parsed, org=org)
+        stored = store_report(parsed, org=org, caps=DomainCaps.of(config))
     except ReportError as exc:
         result.refusals.append(_naming(item.origin, str(exc)))
         return "refused"

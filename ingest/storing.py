@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 
 from peewee import IntegrityError
 
@@ -11,10 +11,21 @@ from ingest import rollups, routing, source_facts
 from ingest.model import ParsedReport, ReportError
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
 from store import compiled as sql
-from store import db
+from store import db, events
 from store.clock import from_epoch, utcnow
 from store.domain_names import InvalidDomain, normalize
 from store.models import Domain, Organization, Report
+
+
+@dataclass(frozen=True)
+class DomainCaps:
+    """How many domains reports may add to an organization by themselves, in all and a day."""
+    total: int
+    per_day: int
+
+    @classmethod
+    def of(cls, config) -> "DomainCaps":
+        return cls(config.max_auto_domains, config.max_auto_domains_per_day)
 
 
 @dataclass
@@ -41,8 +52,10 @@ def window_days(begin: int, end: int) -> tuple[date, date, date]:
     return first.date(), max(day_end, first.date()), middle.date()
 
 
-def store_report(parsed: ParsedReport, *, org=None, received_at=None) -> Stored:
-    """Route, dedupe and store one report; ReportError (nothing stored) when it cannot be."""
+def store_report(parsed: ParsedReport, *, org=None, received_at=None,
+                 caps: DomainCaps | None = None) -> Stored:
+    """Route, dedupe and store one report; ReportError (nothing stored) when it cannot be.
+    caps: a report whose domain is new to the organization is refused past them."""
     meta = parsed.meta
     try:
         domain = normalize(meta.domain)
@@ -54,6 +67,8 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None) -> Stored:
     if existing is not None:
         return Stored("duplicate", existing)
     days = window_days(meta.date_begin, meta.date_end)
+    if caps is not None and not _MONITORED.run(org=target.id, name=domain):
+        _check_room(target, domain, caps, received_at or utcnow())
     try:
         with db.atomic():
             report = _store(parsed, target, domain, key, days, received_at or utcnow())
@@ -64,6 +79,35 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None) -> Stored:
             raise
         return Stored("duplicate", existing)
     return Stored("stored", report)
+
+
+def over_cap(total: int, today: int, caps: DomainCaps) -> str | None:
+    """Which cap one more auto domain would pass (given the org's auto domains in all and
+    today), as the setting that sets it; None when there is room."""
+    if total >= caps.total:
+        return f"RUA_MAX_AUTO_DOMAINS={caps.total}"
+    if today >= caps.per_day:
+        return f"RUA_MAX_AUTO_DOMAINS_PER_DAY={caps.per_day}"
+    return None
+
+
+def _check_room(org: Organization, domain: str, caps: DomainCaps, now: datetime) -> None:
+    """Refuse (ReportError) a report that would add one auto domain past a cap, and tell the
+    organization's people once a day through an auto_domain_cap event."""
+    midnight = datetime.combine(now.date(), time())      # the store's clock: naive UTC
+    auto = Domain.select().where(Domain.org == org.id, Domain.source == "auto")
+    total, today = auto.count(), auto.where(Domain.created_at >= midnight).count()
+    cap = over_cap(total, today, caps)
+    if cap is None:
+        return
+    fix = "add it with `rua domain add` to accept its reports"
+    events.raise_event(
+        org.id, "auto_domain_cap", f"auto_domain_cap:{midnight.date().isoformat()}",
+        severity="warning", title=f"Reports for new domains refused ({cap})",
+        detail=(f"Reports for domains not yet monitored, first {domain}, were refused: the "
+                f"organization reached {cap}. If a domain is yours, {fix}."), now=now)
+    raise ReportError(f"domain cap: {domain} is not monitored and reports may add no more "
+                      f"domains to {org.name} ({cap}); if it is yours, {fix}")
 
 
 def _stored(org_id: str, key: str) -> Report | None:
