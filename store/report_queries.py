@@ -4,11 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 
-from peewee import fn
+from peewee import JOIN, fn
 
+from store.addresses import canonical_ip
 from store.clock import to_epoch
 from store.compiled import Compiled, raw_rows
-from store.models import DomainDay, Record, Report
+from store.models import DomainDay, Record, Report, Source
 
 ONE_DAY = timedelta(days=1)
 SUMMARY_COLUMNS = (Report.id, Report.report_id, Report.org_name, Report.domain,
@@ -158,10 +159,15 @@ DETAIL_COLUMNS = (Report.version, Report.org_name, Report.email, Report.extra_co
                   Report.discovery_method, Report.parse_warnings, Report.failure_summary)
 RECORD_COLUMNS = (Record.source_ip, Record.count, Record.disposition, Record.dkim, Record.spf,
                   Record.reasons, Record.envelope_to, Record.envelope_from, Record.header_from,
-                  Record.auth_dkim, Record.auth_spf, Record.alignment, Record.classification)
+                  Record.auth_dkim, Record.auth_spf, Record.alignment, Record.classification,
+                  # What enrichment knows of the sender, which the record's evidence names.
+                  Source.service_slug, Source.service_kind, Source.abuse_status,
+                  Source.service_name)
 _REPORT = Compiled(lambda id, org: Report.select(*DETAIL_COLUMNS)
                    .where((Report.id == id) & (Report.org == org)))
 _RECORDS = Compiled(lambda id, org: Record.select(*RECORD_COLUMNS)
+                    .join(Source, JOIN.LEFT_OUTER,
+                          on=(Source.org == Record.org) & (Source.ip == Record.source_ip))
                     .where((Record.report == id) & (Record.org == org)).order_by(Record.ordinal))
 
 
@@ -172,8 +178,19 @@ def report(org_id: str, report_id: str) -> tuple | None:
 
 
 def records(org_id: str, report_id: str) -> list[tuple]:
-    """The report's records (RECORD_COLUMNS tuples) in the reporter's order."""
-    return _RECORDS.run(id=report_id, org=org_id)
+    """The report's records (RECORD_COLUMNS tuples) in the reporter's order, with their Source
+    row's columns; a record giving another spelling of its address is matched by its canonical
+    text, in one more query and only when there is one."""
+    rows = _RECORDS.run(id=report_id, org=org_id)
+    respelled = {row[0] for row in rows if row[13] is None and canonical_ip(row[0]) != row[0]}
+    if not respelled:
+        return rows
+    known = {ip: rest for ip, *rest in Source.select(
+        Source.ip, Source.service_slug, Source.service_kind, Source.abuse_status,
+        Source.service_name).where(Source.org == org_id, Source.ip.in_(
+            sorted({canonical_ip(ip) for ip in respelled}))).tuples()}
+    return [(*row[:13], *known[canonical_ip(row[0])])
+            if row[0] in respelled and canonical_ip(row[0]) in known else row for row in rows]
 
 
 def report_date_range(org_id: str) -> tuple[date | None, date | None]:
