@@ -2,12 +2,18 @@
 written to their Source rows with the source's verdict, records re-classified when what is
 known of their sender changed, and the sources' events raised or cleared.
 
+Events: blocklisted_source is one per IP, open while it is listed. unauthorized_sender is one
+per domain, open while any source sending as the domain is classified unauthorized: its detail
+counts them and names the busiest (one per IP flooded the events of a busy domain), and it
+clears once none remains.
+
 Due: never enriched first (new IPs, within minutes of their report), then those enriched more
 than a day ago, oldest first. Offline (RUA_OFFLINE=1) nothing is looked up or written: every
 enrichment field stays unknown/null rather than half-known.
 """
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -22,10 +28,12 @@ from store import compiled as sql
 from store import db, events, snapshots
 from store.addresses import canonical_ip, search_text, spellings
 from store.clock import utcnow
-from store.models import DailyRollup, Record, Report, Source, SourceDomain
+from store.models import DailyRollup, Event, Record, Report, Source, SourceDomain
 
 STALE = timedelta(days=1)
 BATCH = 500
+UNAUTHORIZED = "unauthorized_sender:"
+NAMED_IPS = 3           # the busiest unauthorized sources an event's detail names
 
 
 @dataclass
@@ -110,7 +118,7 @@ def _passed(results, mfrom: bool = False) -> set[str]:
 
 def store(org_id: str, results: list[Enrichment], now: datetime) -> int:
     """Write enrichments and their verdicts to the Source rows; records re-classified."""
-    changed = 0
+    changed, touched = 0, set()
     for start in range(0, len(results), BATCH):
         chunk = results[start:start + BATCH]
         ips = [canonical_ip(found.ip) for found in chunk]
@@ -120,12 +128,13 @@ def store(org_id: str, results: list[Enrichment], now: datetime) -> int:
         for d in (SourceDomain.select()
                   .where(SourceDomain.org == org_id, SourceDomain.ip.in_(ips))):
             domains.setdefault(d.ip, []).append(d)
-        open_keys = events.open_keys(org_id, "unauthorized_sender:") | events.open_keys(
-            org_id, "blocklisted_source:")
+        open_keys = events.open_keys(org_id, "blocklisted_source:")
         for ip, found in zip(ips, chunk):
             if ip in rows:
                 mine = sorted(domains.get(ip, []), key=lambda d: (-d.messages, d.domain))
                 changed += _store_one(org_id, rows[ip], found, mine, open_keys, now)
+                touched.update(d.domain for d in mine)
+    unauthorized_events(org_id, touched, now)
     return changed
 
 
@@ -152,7 +161,7 @@ def _store_one(org_id, row: Source, found: Enrichment, domains, open_keys, now) 
         f"UPDATE {sql.table(Source)} SET {', '.join(f'{sql.name(c)} = ?' for c in columns)} "
         f"WHERE {sql.name(Source.id)} = ?"),
         [c.db_value(v) for c, v in zip(columns, values.values())] + [row.id])
-    _events(org_id, row.ip, domains[0].domain if domains else "", verdict, fields, open_keys)
+    _listed_event(org_id, row.ip, domains[0].domain if domains else "", fields, open_keys)
     before = sender_of(row.service_slug, row.service_kind, row.abuse_status)
     after = sender_of(fields["service_slug"], fields["service_kind"], fields["abuse_status"])
     return reclassify(org_id, row, after) if _decides(after) != _decides(before) else 0
@@ -169,18 +178,9 @@ def results_of(d: SourceDomain) -> verdicts.DomainResults:
                                   forwarded=d.forwarded)
 
 
-def _events(org_id: str, ip: str, domain: str, verdict, fields: dict, open_keys: set) -> None:
-    """unauthorized_sender and blocklisted_source, each open while its condition holds (only
-    a change touches the events table)."""
+def _listed_event(org_id: str, ip: str, domain: str, fields: dict, open_keys: set) -> None:
+    """blocklisted_source, open while the IP is listed (only a change touches the events)."""
     link = f"/sources/{ip}"
-    unauthorized = f"unauthorized_sender:{ip}"
-    if verdict.classification == verdicts.UNAUTHORIZED:
-        if unauthorized not in open_keys:
-            events.raise_event(org_id, "unauthorized_sender", unauthorized, severity="critical",
-                               title=f"Unauthorized sender {ip}", detail=verdict.sentence,
-                               domain=domain, link=link)
-    elif unauthorized in open_keys:
-        events.clear(org_id, [unauthorized])
     listed = f"blocklisted_source:{ip}"
     blocklist = fields["blocklist"]
     if blocklist["status"] == "listed" and listed not in open_keys:
@@ -191,6 +191,62 @@ def _events(org_id: str, ip: str, domain: str, verdict, fields: dict, open_keys:
                                   f"listed on {zones}.", domain=domain, link=link)
     elif blocklist["status"] == "clean" and listed in open_keys:
         events.clear(org_id, [listed])
+
+
+def unauthorized_events(org_id: str, domains: set[str], now: datetime) -> None:
+    """unauthorized_sender per domain: opened, its detail kept current, or cleared, as its
+    sources' classifications now stand; the old per-IP events are cleared."""
+    found: dict[str, list[tuple[str, int]]] = {}
+    names = sorted(domains)
+    for start in range(0, len(names), BATCH):
+        rows = (SourceDomain.select(SourceDomain.domain, SourceDomain.ip, SourceDomain.messages)
+                .join(Source, on=(Source.org == SourceDomain.org) & (Source.ip == SourceDomain.ip))
+                .where(SourceDomain.org == org_id,
+                       SourceDomain.domain.in_(names[start:start + BATCH]),
+                       Source.classification == verdicts.UNAUTHORIZED)
+                .order_by(SourceDomain.messages.desc(), Source.ip_key).tuples())
+        for domain, ip, messages in rows:
+            found.setdefault(domain, []).append((ip, messages))
+    opened = dict(Event.select(Event.dedupe_key, Event.detail)
+                  .where(Event.org == org_id, Event.type == "unauthorized_sender",
+                         Event.cleared_at.is_null()).tuples())
+    gone = [key for key in opened if _per_ip(key)]
+    for domain in names:
+        key, senders = UNAUTHORIZED + domain, found.get(domain)
+        if not senders:
+            gone += [key] if key in opened else []
+            continue
+        detail = unauthorized_detail(domain, senders)
+        if key not in opened:
+            events.raise_event(org_id, "unauthorized_sender", key, severity="critical",
+                               title=f"Unauthorized senders of {domain}", detail=detail,
+                               domain=domain, link=f"/sources?domain={domain}", now=now)
+        elif opened[key] != detail:
+            (Event.update(detail=detail)
+             .where(Event.org == org_id, Event.dedupe_key == key, Event.cleared_at.is_null())
+             .execute())
+    events.clear(org_id, gone, now)
+
+
+def unauthorized_detail(domain: str, senders: list[tuple[str, int]]) -> str:
+    """How many sources of the domain are unauthorized, naming the busiest ((ip, messages),
+    busiest first)."""
+    named = ", ".join(f"{ip} ({messages} message{'s' * (messages != 1)})"
+                      for ip, messages in senders[:NAMED_IPS])
+    more = len(senders) - NAMED_IPS
+    count = "1 source" if len(senders) == 1 else f"{len(senders)} sources"
+    verb = "is" if len(senders) == 1 else "are"
+    return (f"{count} sending as {domain} {verb} not authorized: {named}"
+            f"{f' and {more} more' if more > 0 else ''}.")
+
+
+def _per_ip(key: str) -> bool:
+    """An unauthorized_sender key of the former one-event-per-IP kind."""
+    try:
+        ipaddress.ip_address(key[len(UNAUTHORIZED):])
+    except ValueError:
+        return False
+    return True
 
 
 def reclassify(org_id: str, source: Source, sender) -> int:

@@ -9,15 +9,17 @@ from click.testing import CliRunner
 
 from snapshotter.jobs import enrich_sources
 from sources import jobs
-from store import db
+from store import db, events
+from store import report_queries as queries
 from store.addresses import canonical_ip
 from store.clock import from_epoch, utcnow
-from store.models import DailyRollup, Event, Record, Source, SourceDomain
+from store.models import DailyRollup, Event, Record, Report, Source, SourceDomain
 from tests.cli.outcome import assert_refused, ok
 from tests.dnscheck.conftest import _dns_server_session, dns_config, dns_server  # noqa: F401
 from tests.factories import make_org, make_report
 from tests.sources.test_geo import write
 from tests.sources.zones import dnsbl_lines, ptr_lines, reverse_origin
+from webapp.report_detail import report_detail
 
 V4 = reverse_origin("198.51.100.0/24")
 SES, OWN, LISTED, FORWARDER, SPOOF = ("198.51.100.20", "198.51.100.40", "198.51.100.66",
@@ -123,24 +125,57 @@ def test_a_known_forwarders_records_become_likely_forwarded_and_the_rollups_foll
     assert source(SES).enriched_at is None          # only the address asked for
 
 
+def open_events() -> dict[str, tuple[str, str, str]]:
+    return {e.dedupe_key: (e.type, e.domain, e.detail)
+            for e in Event.select().where(Event.cleared_at.is_null())}
+
+
 def test_events_are_raised_once_and_cleared_when_the_condition_goes(acme, rua_sources, world,
                                                                     dns_server):
     ok(rua_sources("refresh"))
     ok(rua_sources("refresh", "--ip", LISTED))
-    open_events = {(e.type, e.dedupe_key, e.domain)
-                   for e in Event.select().where(Event.cleared_at.is_null())}
-    assert open_events == {
-        ("blocklisted_source", f"blocklisted_source:{LISTED}", "example.com"),
-        ("unauthorized_sender", f"unauthorized_sender:{LISTED}", "example.com"),
-        ("unauthorized_sender", f"unauthorized_sender:{SPOOF}", "example.com")}
+    both = ("unauthorized_sender", "example.com",
+            f"2 sources sending as example.com are not authorized: {LISTED} (2 messages), "
+            f"{SPOOF} (1 message).")
+    assert open_events() == {
+        f"blocklisted_source:{LISTED}": ("blocklisted_source", "example.com",
+                                         f"{LISTED}, which sends mail as example.com, is listed "
+                                         "on bl.spamcop.net, psbl.surriel.com."),
+        "unauthorized_sender:example.com": both}
+    assert Event.select().where(Event.type == "unauthorized_sender").count() == 1
     dns_server.zone("bl.spamcop.net", dnsbl_lines({}, ipv6=False))
     dns_server.zone("psbl.surriel.com", dnsbl_lines({}))
     ok(rua_sources("refresh", "--ip", LISTED))
     assert source(LISTED).abuse_status == "clean"
-    still_open = {e.dedupe_key for e in Event.select().where(Event.cleared_at.is_null())}
     # Off the lists, but still an identified host that is no service, failing DMARC throughout.
-    assert still_open == {f"unauthorized_sender:{SPOOF}", f"unauthorized_sender:{LISTED}"}
+    assert open_events() == {"unauthorized_sender:example.com": both}
     assert verdicts(LISTED) == ["suspicious"]
+    dns_server.zone("google.com", f"mail IN A {SPOOF}\n")     # now Google's, confirmed
+    ok(rua_sources("refresh", "--ip", SPOOF))
+    assert open_events()["unauthorized_sender:example.com"][2] == (
+        f"1 source sending as example.com is not authorized: {LISTED} (2 messages).")
+    dns_server.zone(V4, ptr_lines(V4, {LISTED: "a8-9.smtp-out.amazonses.com"}))
+    dns_server.zone("amazonses.com", f"a8-9.smtp-out IN A {LISTED}\n")
+    ok(rua_sources("refresh", "--ip", LISTED))
+    assert open_events() == {}
+    assert Event.select().where(Event.type == "unauthorized_sender").count() == 1
+
+
+def test_one_event_per_ip_of_earlier_versions_gives_way_to_the_domains(acme, rua_sources):
+    events.raise_event(acme.id, "unauthorized_sender", f"unauthorized_sender:{SPOOF}",
+                       severity="critical", title="old")
+    events.raise_event(acme.id, "unauthorized_sender", "unauthorized_sender:2001:db8::30",
+                       severity="critical", title="old")
+    ok(rua_sources("refresh", "--ip", SPOOF))
+    assert [key for key in open_events() if key.startswith("unauthorized_sender:")] == [
+        "unauthorized_sender:example.com"]
+
+
+def test_an_events_detail_names_the_busiest_sources_and_counts_the_rest():
+    senders = [(f"192.0.2.{n}", 10 - n) for n in range(1, 6)]
+    assert jobs.unauthorized_detail("example.org", senders) == (
+        "5 sources sending as example.org are not authorized: 192.0.2.1 (9 messages), "
+        "192.0.2.2 (8 messages), 192.0.2.3 (7 messages) and 2 more.")
 
 
 def test_offline_nothing_is_looked_up_or_stored(acme, rua_sources, dns_server):
@@ -218,6 +253,14 @@ def test_the_corpus_enriched_keeps_every_total_and_forwarded_count_equal_to_its_
     for row in DailyRollup.select().where(DailyRollup.org == org, DailyRollup.forwarded > 0):
         rollups[row.source_ip] = rollups.get(row.source_ip, 0) + row.forwarded
     assert rollups == forwarded
+    unauthorized = {d for (d,) in SourceDomain.select(SourceDomain.domain).join(
+        Source, on=(Source.org == SourceDomain.org) & (Source.ip == SourceDomain.ip))
+        .where(Source.org == org, Source.classification == "unauthorized").tuples()}
+    assert {e.domain for e in Event.select().where(
+        Event.type == "unauthorized_sender", Event.cleared_at.is_null())} == unauthorized
+    for report in Report.select().where(Report.org == org):
+        body = report_detail(queries.report(org.id, report.id), queries.records(org.id, report.id))
+        assert [e["rule"] for e in body["record_evidence"]] == body["record_classifications"]
 
 
 def test_after_enrichment_health_and_overview_agree_with_the_sources(acme, world):
