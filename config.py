@@ -36,6 +36,9 @@ class Config:
     geoip_db: str = ""
     max_report_bytes: int = 64 * 1024 * 1024
     max_archive_depth: int = 4
+    # What one input file (or fetched message) may cost across all its archive levels.
+    max_input_bytes: int = 128 * 1024 * 1024
+    max_members: int = 1000
     # Domains reports may add to an organization by themselves, in all and per UTC day.
     max_auto_domains: int = 100
     max_auto_domains_per_day: int = 20

@@ -18,6 +18,41 @@ class TooLarge(ValueError):
     """More bytes than the cap: refused while reading, before memory or disk fill up."""
 
 
+class BudgetSpent(TooLarge):
+    """The input file's whole budget is spent: nothing more of it is opened."""
+
+
+class Budget:
+    """What one input file may cost across all its archive levels: bytes decompressed and
+    members opened (zip members and gzip streams). None: no limit."""
+
+    def __init__(self, max_bytes: int | None = None, max_members: int | None = None):
+        self.max_bytes, self.max_members = max_bytes, max_members
+        self.spent_bytes = self.opened = 0
+        self.spent = False
+
+    def open(self, declared: int = 0) -> None:
+        """One more member, whose declared size is refused at once if it would pass the budget."""
+        self.opened += 1
+        if self.max_members is not None and self.opened > self.max_members:
+            self._refuse(f"more than {self.max_members} archive members in one input file "
+                         f"(RUA_MAX_MEMBERS)")
+        self._check(self.spent_bytes + declared, "declares")
+
+    def spend(self, size: int) -> None:
+        self.spent_bytes += size
+        self._check(self.spent_bytes, "decompresses to")
+
+    def _check(self, total: int, verb: str) -> None:
+        if self.max_bytes is not None and total > self.max_bytes:
+            self._refuse(f"the input file {verb} more than {self.max_bytes} bytes in all "
+                         f"(RUA_MAX_INPUT_BYTES)")
+
+    def _refuse(self, reason: str):
+        self.spent = True
+        raise BudgetSpent(f"{reason}; the rest of it is not read")
+
+
 class Unreadable(ValueError):
     """A container whose bytes are broken (truncated, corrupt); the message says how."""
 
@@ -62,8 +97,9 @@ def _unlink(path: str) -> None:
         pass
 
 
-def spool(chunks: Iterable[bytes], max_bytes: int) -> Blob:
-    """Collect chunks into a Blob, raising TooLarge as soon as they pass max_bytes."""
+def spool(chunks: Iterable[bytes], max_bytes: int, budget: Budget | None = None) -> Blob:
+    """Collect chunks into a Blob, raising TooLarge as soon as they pass max_bytes (or the
+    budget they are charged to)."""
     parts: list[bytes] = []
     size = 0
     spill = None
@@ -72,6 +108,8 @@ def spool(chunks: Iterable[bytes], max_bytes: int) -> Blob:
             size += len(chunk)
             if size > max_bytes:
                 raise TooLarge(f"larger than the {max_bytes}-byte limit once decompressed")
+            if budget is not None:
+                budget.spend(len(chunk))
             if spill is None:
                 parts.append(chunk)
                 if size > IN_MEMORY:
@@ -136,8 +174,9 @@ def _zlib_reason(exc: zlib.error) -> str:
     return text.split(": ", 1)[-1] if ": " in text else text
 
 
-def zip_members(blob: Blob) -> Iterator[tuple[str, Iterator[bytes] | Unreadable]]:
-    """(name, chunks) for each file in a zip; directories and macOS resource forks are skipped."""
+def zip_members(blob: Blob, budget: Budget | None = None) -> Iterator[tuple[str, Iterator[bytes]]]:
+    """(name, chunks) for each file in a zip; directories and macOS resource forks are skipped.
+    Each member is charged to budget (its declared size first) when its chunks are read."""
     stream = blob.open()
     try:
         try:
@@ -150,7 +189,7 @@ def zip_members(blob: Blob) -> Iterator[tuple[str, Iterator[bytes] | Unreadable]
             if not members:
                 raise Unreadable("zip archive holds no files")
             for info in members:
-                yield info.filename or "(unnamed member)", _member_chunks(archive, info)
+                yield info.filename or "(unnamed member)", _member_chunks(archive, info, budget)
     finally:
         stream.close()
 
@@ -163,7 +202,10 @@ def _is_document(info: zipfile.ZipInfo) -> bool:
     return not base.startswith("._")
 
 
-def _member_chunks(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[bytes]:
+def _member_chunks(archive: zipfile.ZipFile, info: zipfile.ZipInfo,
+                   budget: Budget | None) -> Iterator[bytes]:
+    if budget is not None:
+        budget.open(info.file_size)
     try:
         with archive.open(info) as member:
             yield from read_stream(member)

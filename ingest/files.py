@@ -10,7 +10,8 @@ import re
 import sys
 from typing import Iterator
 
-from ingest.archives import Blob, TooLarge, Unreadable, gunzip, read_stream, spool, zip_members
+from ingest.archives import (Blob, Budget, BudgetSpent, TooLarge, Unreadable, gunzip,
+                             read_stream, spool, zip_members)
 from ingest.mail import declares_report, looks_like_report_xml, mbox_messages, message_parts
 from ingest.model import Document, Refused
 
@@ -19,21 +20,24 @@ _EMAIL_HEADER = re.compile(rb"[A-Za-z][A-Za-z0-9-]*:")
 _BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 
 
-def iter_documents(path: str, *, max_bytes: int, max_depth: int) -> Iterator[Document | Refused]:
+def iter_documents(path: str, *, max_bytes: int, max_depth: int, max_input_bytes=None,
+                   max_members=None) -> Iterator[Document | Refused]:
     """Every XML document in path (file, directory, Maildir, mbox, or "-" for stdin), in order;
-    an unreadable member becomes a Refused and never stops the rest."""
-    walker = _Walker(max_bytes, max_depth)
+    an unreadable member becomes a Refused and never stops the rest. Each input file may
+    decompress max_input_bytes and open max_members in all (None: no limit)."""
+    walker = _Walker(max_bytes, max_depth, (max_input_bytes, max_members))
     if path == "-":
         yield from walker.stdin()
     else:
         yield from walker.path(str(path))
 
 
-def iter_message(origin: str, data: bytes, *, max_bytes: int,
-                 max_depth: int) -> Iterator[Document | Refused]:
+def iter_message(origin: str, data: bytes, *, max_bytes: int, max_depth: int,
+                 max_input_bytes=None, max_members=None) -> Iterator[Document | Refused]:
     """Every XML document in one message already read from a mailbox (whose size the caller
-    checked against max_bytes before reading it), named by origin."""
-    yield from _Walker(max_bytes, max_depth).expand(origin, Blob(data), 0)
+    checked against max_bytes before reading it), named by origin; one budget as for a file."""
+    yield from _Walker(max_bytes, max_depth, (max_input_bytes, max_members)).expand(
+        origin, Blob(data), 0)
 
 
 def sniff(head: bytes) -> str | None:
@@ -52,9 +56,11 @@ def sniff(head: bytes) -> str | None:
 
 
 class _Walker:
-    def __init__(self, max_bytes: int, max_depth: int):
+    def __init__(self, max_bytes: int, max_depth: int, limits: tuple):
         self.max_bytes = max_bytes
         self.max_depth = max_depth
+        self.limits = limits
+        self.budget = Budget(*limits)
 
     def stdin(self) -> Iterator[Document | Refused]:
         try:
@@ -78,6 +84,7 @@ class _Walker:
         if size > self.max_bytes:
             yield Refused(path, f"{path}: {size} bytes, larger than the {self.max_bytes}-byte limit")
             return
+        self.budget = Budget(*self.limits)      # each input file has a budget of its own
         yield from self.expand(path, Blob.of_file(path), 0)
 
     def directory(self, path: str) -> Iterator[Document | Refused]:
@@ -107,6 +114,8 @@ class _Walker:
 
     def expand(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
         """The documents inside one blob, opening containers down to max_depth levels."""
+        if self.budget.spent:       # refused once already, where it ran out
+            return
         head = blob.head(4096)
         kind = sniff(head)
         if kind == "xml":
@@ -127,7 +136,8 @@ class _Walker:
 
     def _gzip(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
         try:
-            inner = spool(gunzip(blob), self.max_bytes)
+            self.budget.open()
+            inner = spool(gunzip(blob), self.max_bytes, self.budget)
         except (TooLarge, Unreadable) as exc:
             yield Refused(origin, f"{origin}: {exc}")
             return
@@ -135,14 +145,18 @@ class _Walker:
 
     def _zip(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
         try:
-            for name, chunks in zip_members(blob):
+            for name, chunks in zip_members(blob, self.budget):
                 member = origin + SEP + name
                 try:
-                    inner = spool(chunks, self.max_bytes)
+                    inner = spool(chunks, self.max_bytes, self.budget)
                 except (TooLarge, Unreadable) as exc:
                     yield Refused(member, f"{member}: {exc}")
+                    if isinstance(exc, BudgetSpent):
+                        return
                     continue
                 yield from self.expand(member, inner, depth)
+                if self.budget.spent:
+                    return
         except Unreadable as exc:
             yield Refused(origin, f"{origin}: {exc}")
 

@@ -65,16 +65,19 @@ def ingest_message(origin: str, data: bytes, *, config, org=None,
                    progress: Callable[[str, str], None] | None = None) -> FileResult:
     """The FileResult of one message read from a mailbox (origin names it), as for a file."""
     org = routing.find_org(org) if org is not None else None
-    items = iter_message(origin, data, max_bytes=config.max_report_bytes,
-                         max_depth=config.max_archive_depth)
+    items = iter_message(origin, data, **_limits(config))
     quiet = (lambda origin, status: None)
     return next(_ingest_items(origin, items, org, progress or quiet, config))
 
 
 def _ingest_path(path, config, org, progress) -> Iterator[FileResult]:
-    items = iter_documents(path, max_bytes=config.max_report_bytes,
-                           max_depth=config.max_archive_depth)
+    items = iter_documents(path, **_limits(config))
     yield from _ingest_items(path, items, org, progress, config)
+
+
+def _limits(config) -> dict:
+    return dict(max_bytes=config.max_report_bytes, max_depth=config.max_archive_depth,
+                max_input_bytes=config.max_input_bytes, max_members=config.max_members)
 
 
 def _ingest_items(path, items, org, progress, config) -> Iterator[FileResult]:
