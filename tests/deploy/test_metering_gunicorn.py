@@ -36,6 +36,7 @@ def server(config, database, tmp_path):
 
 # /dashboard/overview is answered by the snapshot lane once a worker knows the key and the
 # snapshot (webapp/snapshot_lane.py), /enums always by Flask: the count is exact on both paths and mixed.
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["/enums", "/dashboard/overview"])
 def test_1100_concurrent_requests_on_a_quota_of_1000_allow_exactly_1000(server, path):
     org = make_org(plan="free")
@@ -61,6 +62,7 @@ def test_1100_concurrent_requests_on_a_quota_of_1000_allow_exactly_1000(server, 
     assert body["verdict"]["state"] == "capped"
 
 
+@pytest.mark.slow
 def test_sequential_requests_see_the_headers_decrease_one_by_one(server):
     _, key = make_key(make_org(plan="free"))
     _clear_of_the_hour_boundary(margin=5)

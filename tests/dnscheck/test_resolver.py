@@ -136,6 +136,7 @@ def test_one_lookup_never_asks_the_same_question_twice(dns_server, lookup):
     assert len(dns_server.asked("example.com", "TXT")) == 1
 
 
+@pytest.mark.slow
 def test_a_silent_nameserver_holds_gather_a_few_timeouts_not_one_per_query(dns_server,
                                                                             dns_config, lookup):
     dns_server.fault("quiet.example.com", "silent")

@@ -183,6 +183,7 @@ def stream_large(path, late: dict | None = None) -> tuple[int, int, int, int, in
     return (path.stat().st_size, *map(int, result.stdout.split()))
 
 
+@pytest.mark.slow
 def test_a_50000_record_report_streams_with_flat_memory(tmp_path):
     size, records, messages, _, _, growth_kb = stream_large(tmp_path / "large.xml")
     assert records == 50_000 and messages == sum(n % 7 + 1 for n in range(50_000))

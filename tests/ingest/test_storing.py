@@ -325,6 +325,7 @@ def test_storing_marks_the_org_dirty_once(database):
 
 # Size -----------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_50000_record_report_is_stored_with_memory_bounded(database):
     org = make_org()
     parsed = parsed_report(report_id="big")

@@ -110,6 +110,7 @@ def test_every_corpus_document_reads_the_same_either_way(corpus_dir, monkeypatch
     assert compared > 0
 
 
+@pytest.mark.slow
 def test_a_50000_record_report_repaired_at_its_end_streams_once_with_flat_memory(tmp_path):
     size, records, _, addresses, warnings, growth_kb = stream_large(
         tmp_path / "large.xml", {"envelope_from": "a<b.example"})

@@ -23,6 +23,9 @@ from tests.factories import make_org
 from tests.intake.conftest import report_mail, subject
 from tests.ingest import xmlbuild
 
+# Each test starts its own Dovecot mailbox (about 4 s): the quick loop leaves them out.
+pytestmark = pytest.mark.slow
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LIMIT = 200_000
 

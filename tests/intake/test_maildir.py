@@ -66,6 +66,7 @@ def test_a_folder_that_is_not_a_maildir_is_one_clear_line(rua, acme, tmp_path):
     assert_refused(rua("fetch", "maildir", tmp_path), "not a Maildir")
 
 
+@pytest.mark.slow
 def test_a_message_whose_store_was_locked_stays_in_new(rua, acme, maildir, config):
     if not config.is_sqlite:
         pytest.skip("holds SQLite's write lock past its busy timeout; Postgres would wait")

@@ -25,7 +25,8 @@ HOUR = to_epoch(NOW)                  # NOW is on the hour: an hour's whole 3600
 OVERVIEW, COMPLIANCE = "/dashboard/overview", "/compliance-score"
 HEALTH = "/domains/example.com/health"
 LIMITS = {"free": (1000, 60), "team": (10000, 600)}
-SAME = ("ETag", "Last-Modified", "Cache-Control", "Vary", "Content-Type", "Content-Length")
+SAME = ("ETag", "Last-Modified", "Cache-Control", "Vary", "Content-Type", "Content-Length",
+        "X-Content-Type-Options")
 QUOTA = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy",
          "RateLimit")
 
@@ -314,6 +315,7 @@ def test_a_snapshot_replaced_by_another_writer_is_not_served_stale(
     assert new[1].get_data() == new[0].get_data() != old[1].get_data()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("plan", ["free"])
 def test_storage_failing_after_a_snapshot_request_was_counted_is_503_and_counted_once(
         client, stored, lane_key, config):
