@@ -22,13 +22,13 @@ from ingest.classify import LIKELY_FORWARDED, classify
 from ingest.record_writer import sender_of
 from ingest.storing import window_days
 from snapshotter import day_totals
-from sources import verdicts
+from sources import services, verdicts
 from sources.enrich import Enrichment, Signals, enrich
 from store import compiled as sql
 from store import db, events, snapshots
 from store.addresses import canonical_ip, search_text, spellings
 from store.clock import utcnow
-from store.models import DailyRollup, Event, Record, Report, Source, SourceDomain
+from store.models import DailyRollup, Domain, Event, Record, Report, Source, SourceDomain
 
 STALE = timedelta(days=1)
 BATCH = 500
@@ -90,18 +90,33 @@ def refresh(config, now: datetime | None = None, org_id: str | None = None,
 
 
 def signals(org_id: str, ips: list[str]) -> dict[str, Signals]:
-    """What each IP's records say of its sender: DKIM d= of passing signatures and passing
-    MAIL FROM domains (services named by them when the PTR names none)."""
-    found: dict[str, tuple[set, set]] = {}
+    """What each IP's records say of its sender: DKIM d= of passing signatures, passing MAIL
+    FROM domains, and the SPF includes of a domain of the organization that passed aligned
+    from it (its DNS check's facts) when they can only name one service (confirmed_includes)."""
+    found: dict[str, tuple[set, set, set]] = {}
+    spf_facts = {name: (dns or {}).get("spf") for name, dns in Domain.select(
+        Domain.name, Domain.dns).where(Domain.org == org_id).tuples()}
     for start in range(0, len(ips), BATCH):
         chunk = ips[start:start + BATCH]
-        rows = (Record.select(Record.source_ip, Record.auth_dkim, Record.auth_spf).distinct()
+        rows = (Record.select(Record.source_ip, Record.auth_dkim, Record.auth_spf,
+                              Record.alignment).distinct()
                 .where(Record.org == org_id, Record.source_ip.in_(chunk)).tuples())
-        for ip, dkim, spf in rows:
-            dkim_domains, spf_domains = found.setdefault(canonical_ip(ip), (set(), set()))
+        for ip, dkim, spf, alignment in rows:
+            dkim_domains, spf_domains, includes = found.setdefault(canonical_ip(ip),
+                                                                   (set(), set(), set()))
             dkim_domains.update(_passed(dkim))
             spf_domains.update(_passed(spf, mfrom=True))
-    return {ip: Signals(tuple(sorted(d)), tuple(sorted(s))) for ip, (d, s) in found.items()}
+            for domain in _aligned_spf_passes(spf, (alignment or {}).get("spf")):
+                includes.update(confirmed_includes(spf_facts.get(domain)))
+    return {ip: Signals(tuple(sorted(d)), tuple(sorted(s)), tuple(sorted(i)))
+            for ip, (d, s, i) in found.items()}
+
+
+def _aligned_spf_passes(results, flags) -> set[str]:
+    """Domains of MAIL FROM passes aligned with the From domain: their SPF authorized the IP."""
+    flags = list(flags or ())
+    return {name for i, entry in enumerate(results or ()) if i < len(flags) and flags[i]
+            for name in _passed([entry], mfrom=True)}
 
 
 def _passed(results, mfrom: bool = False) -> set[str]:
@@ -114,6 +129,24 @@ def _passed(results, mfrom: bool = False) -> set[str]:
         if entry.get("Domain"):
             names.add(str(entry["Domain"]).strip().lower().rstrip("."))
     return names
+
+
+OWN_MECHANISMS = ("ip4", "ip6", "a", "mx", "ptr", "exists")
+
+
+def confirmed_includes(spf: dict | None) -> tuple[str, ...]:
+    """A domain's SPF includes (its DNS check's `spf` facts) that must hold an IP its SPF
+    passed: all of them, when the record authorizes nothing itself (no ip4, ip6, a, mx, ptr or
+    exists) and every include, nested ones too, is one service's; else none: the IP could be
+    another's."""
+    if not spf or not spf.get("record") or not spf.get("includes"):
+        return ()
+    for term in str(spf["record"]).lower().split()[1:]:
+        if term.lstrip("+-~?").split(":")[0].split("/")[0] in OWN_MECHANISMS:
+            return ()
+    includes = tuple(spf["includes"])
+    named = {found[0].slug if found else None for found in map(services.lookup, includes)}
+    return includes if len(named) == 1 and None not in named else ()
 
 
 def store(org_id: str, results: list[Enrichment], now: datetime) -> int:

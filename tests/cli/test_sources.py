@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from snapshotter.jobs import enrich_sources
 from sources import jobs
+from sources.enrich import Signals
 from store import db, events
 from store import report_queries as queries
 from store.addresses import canonical_ip
@@ -16,7 +17,7 @@ from store.clock import from_epoch, utcnow
 from store.models import DailyRollup, Event, Record, Report, Source, SourceDomain
 from tests.cli.outcome import assert_refused, ok
 from tests.dnscheck.conftest import _dns_server_session, dns_config, dns_server  # noqa: F401
-from tests.factories import make_org, make_report
+from tests.factories import make_domain, make_org, make_report
 from tests.sources.test_geo import write
 from tests.sources.zones import dnsbl_lines, ptr_lines, reverse_origin
 from webapp.report_detail import report_detail
@@ -280,3 +281,40 @@ def test_after_enrichment_health_and_overview_agree_with_the_sources(acme, world
     assert "service_slug" not in senders[OWN]
     overview = loads(snapshots.get(acme.id, "overview").body)
     assert overview["org_health"]["forwarded_messages"] == 3     # the forwarder's records
+
+
+GOOGLE_SPF = {"status": "ok", "record": "v=spf1 include:_spf.google.com ~all",
+              "includes": ["_spf.google.com", "_netblocks.google.com", "_netblocks2.google.com"]}
+RELAYED = "198.51.100.70"          # no PTR: only the domain's SPF can say who runs it
+
+
+@pytest.mark.parametrize("spf, slug", [
+    (GOOGLE_SPF, "google"),
+    ({**GOOGLE_SPF, "record": "v=spf1 ip4:198.51.100.0/24 include:_spf.google.com ~all"}, None),
+    ({**GOOGLE_SPF, "includes": ["_spf.google.com", "sendgrid.net"]}, None),
+    ({**GOOGLE_SPF, "includes": ["_spf.google.com", "spf.relay.example"]}, None)])
+def test_a_service_named_only_by_the_domains_spf_includes_is_identified(database, world,
+                                                                        spf, slug):
+    org = make_org("Relayed")
+    make_domain(org, "example.com", dns={"spf": spf})
+    passed = [{"Domain": "example.com", "Scope": "mfrom", "Result": "pass", "HumanResult": ""}]
+    make_report(org, records=[{"source_ip": RELAYED, "count": 5, "dkim": "fail", "spf": "pass",
+                               "auth_dkim": None, "auth_spf": passed}])
+    jobs.refresh(world)
+    row = source(RELAYED)
+    assert (row.fcrdns, row.service_slug) == ("none", slug)
+    assert row.classification == "authorized"
+
+
+def test_includes_count_only_for_an_aligned_mail_from_pass(database, world):
+    org = make_org("Unaligned")
+    make_domain(org, "example.com", dns={"spf": GOOGLE_SPF})
+    make_domain(org, "other.example", dns={"spf": GOOGLE_SPF})
+    helo = [{"Domain": "example.com", "Scope": "helo", "Result": "pass", "HumanResult": ""}]
+    other = [{"Domain": "other.example", "Scope": "mfrom", "Result": "pass", "HumanResult": ""}]
+    make_report(org, records=[{"source_ip": RELAYED, "count": 1, **FAILED, "auth_dkim": None,
+                               "auth_spf": helo},
+                              {"source_ip": SES, "count": 1, **FAILED, "auth_dkim": None,
+                               "auth_spf": other}])
+    assert jobs.signals(org.id, [RELAYED, SES]) == {
+        RELAYED: Signals(), SES: Signals(spf_domains=("other.example",))}
