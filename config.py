@@ -39,6 +39,7 @@ class Config:
     # What one input file (or fetched message) may cost across all its archive levels.
     max_input_bytes: int = 128 * 1024 * 1024
     max_members: int = 1000
+    max_records: int = 100_000
     # Domains reports may add to an organization by themselves, in all and per UTC day.
     max_auto_domains: int = 100
     max_auto_domains_per_day: int = 20

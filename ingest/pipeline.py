@@ -112,7 +112,8 @@ def _ingest_one(item, result: FileResult, org, config) -> str:
         opened.append(item.open())
         return opened[-1]
     try:
-        parsed = xml_report.parse(Document(item.origin, open_tracked))
+        parsed = xml_report.parse(Document(item.origin, open_tracked),
+                                  max_records=config.max_records)
         stored = store_report(parsed, org=org, caps=DomainCaps.of(config))
     except ReportError as exc:
         result.refusals.append(_naming(item.origin, str(exc)))

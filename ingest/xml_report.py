@@ -1,7 +1,8 @@
 """Read one aggregate report (RFC 7489 or RFC 9990), streaming its records with flat memory.
 
 The metadata and published policy are complete before the first record is handed out; records
-are cleared as they are read. Departures that keep their meaning become parse warnings; what
+are cleared as they are read. Records that come before the policy they depend on are skipped and
+read again from the start once it is known, so memory stays flat whatever the element order. Departures that keep their meaning become parse warnings; what
 cannot be read raises ReportError with a one-line reason naming the document.
 """
 from __future__ import annotations
@@ -22,20 +23,21 @@ ORDER = ("version", "report_metadata", "policy_published", "extension", "record"
 RECORD = ORDER.index("record")      # the last: a record after a record is always in order
 
 
-def parse(document: Document) -> ParsedReport:
-    """The report in document; raises ReportError when it cannot be read as one.
+def parse(document: Document, *, max_records: int | None = None) -> ParsedReport:
+    """The report in document; raises ReportError when it cannot be read as one, or (while its
+    records are read) when it holds more than max_records.
 
     Most documents need no text repair, so the XML parser first reads the bytes as they are; at
     the first sign of anything to repair (or an XML error) the document is read again from its
     start through the repairing pass, with the same outcome as if that pass had run throughout."""
     warnings: list[str] = []
-    reader = _Reader(document, warnings, strict=True)
+    reader = _Reader(document, warnings, strict=True, max_records=max_records)
     try:
         try:
             meta = reader.read_meta()
         except NeedsRepair:
             reader.close()
-            reader = _Reader(document, warnings, strict=False)
+            reader = _Reader(document, warnings, strict=False, max_records=max_records)
             meta = reader.read_meta()
     except BaseException:
         reader.close()
@@ -60,7 +62,7 @@ def _streamed(document: Document, reader: "_Reader", warnings: list) -> Iterator
         pass
     finally:
         records.close()
-    reader = _Reader(document, warnings, strict=False)
+    reader = _Reader(document, warnings, strict=False, max_records=reader.max_records)
     try:
         reader.read_meta()
     except BaseException:
@@ -77,12 +79,17 @@ def _streamed(document: Document, reader: "_Reader", warnings: list) -> Iterator
 
 
 class _Reader:
-    def __init__(self, document: Document, warnings: list[str], *, strict: bool):
-        self.origin = document.origin
+    def __init__(self, document: Document, warnings: list[str], *, strict: bool,
+                 max_records: int | None = None, replay: "_Reader | None" = None):
+        """replay: a reader whose metadata is read, and that skipped records: this one reads
+        the document again from its start for every record."""
+        self.document, self.origin = document, document.origin
         self.strict = strict
+        self.max_records = max_records
         self.warnings = warnings
-        warnings.clear()                   # a second reading notes everything again, in order
-        self._seen: set[str] = set()
+        if replay is None:
+            warnings.clear()               # a second reading notes everything again, in order
+        self._seen: set[str] = set() if replay is None else replay._seen
         try:
             self._stream = document.open()
         except OSError as exc:
@@ -92,8 +99,9 @@ class _Reader:
         self._closed_root = None
         self._sections: dict[str, object] = {}
         self._sections_iter: Iterator[tuple[str, etree._Element]] = iter(())
-        self._meta_value: ReportMeta | None = None
-        self._pending: list = []           # records met before the policy they depend on
+        self._meta_value: ReportMeta | None = None if replay is None else replay._meta()
+        self._skipped = 0                  # records met before the policy they depend on
+        self._reread = set() if replay is None else set(replay._sections)
         self._last_index = -1
         self._count = 0
         self._namespaces = set(NAMESPACES)
@@ -227,8 +235,12 @@ class _Reader:
     def _take(self, name: str, element) -> None:
         """Keep a section other than a record streamed after the metadata."""
         self._order(name)
-        if name == "record":
-            self._pending.append(element)   # kept whole until the policy it depends on is known
+        if name == "record" or name in self._reread:
+            # A record before its policy is read again later (records()); a section read
+            # already is met again when records are read again.
+            self._skipped += name == "record"
+            self._reread.discard(name)
+            self._drop(element)
             return
         # <extension> is the schema's place for a reporter's additions: nothing to read or warn.
         if name in self._sections:
@@ -251,19 +263,22 @@ class _Reader:
                            self.fields)
 
     def records(self) -> Iterator[ParsedRecord]:
+        if self._skipped:
+            self.close()
+            again = _Reader(self.document, self.warnings, strict=self.strict,
+                            max_records=self.max_records, replay=self)
+            again._sections_iter = again._sections_in_order()
+            yield from again.records()
+            return
         quick, careful = self._quick.read, self._careful
         try:
-            pending, self._pending = self._pending, []
-            for element in pending:
-                self._count += 1
-                record = quick(element) or careful(element)
-                self._drop(element)
-                yield record
             for name, element in self._sections_iter:
                 if name == "record":
                     if self._last_index != RECORD:
                         self._order(name)
                     self._count += 1
+                    if self.max_records is not None and self._count > self.max_records:
+                        self.fail(f"more than {self.max_records} records (RUA_MAX_RECORDS)")
                     record = quick(element) or careful(element)
                     self._drop(element)
                     yield record
