@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import click
 
+from ingest.printable import printable
 from store.encoding import dumps
 
 # Without a terminal, a progress line on stderr this often keeps a long batch observable in logs.
@@ -91,15 +92,17 @@ class Display:
 
 
 def _text(result) -> str:
+    """One line; names from the file (path, members, reasons) with unsafe characters escaped."""
     stored = [r for r in result.reports if r["status"] == "stored"]
+    path = printable(result.path)
     if result.status == "refused":
         kept = f" [{_n(len(stored), 'report')} from it stored]" if stored else ""
-        return f"refused    {result.error}{kept}"
+        return f"refused    {printable(result.error or '')}{kept}"
     if result.status == "duplicate":
-        return f"duplicate  {result.path} ({_n(len(result.reports), 'report')} already stored)"
+        return f"duplicate  {path} ({_n(len(result.reports), 'report')} already stored)"
     records = sum(r["records"] for r in stored)
     messages = sum(r["messages"] for r in stored)
-    return (f"stored     {result.path} ({_n(len(stored), 'report')}, {_n(records, 'record')}, "
+    return (f"stored     {path} ({_n(len(stored), 'report')}, {_n(records, 'record')}, "
             f"{_n(messages, 'message')})")
 
 

@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Iterator
 from ingest import routing, xml_report
 from ingest.files import SEP, iter_documents, iter_message
 from ingest.model import Document, Refused, ReportError
+from ingest.printable import printable
 from ingest.storing import DomainCaps, store_report
 
 
@@ -29,10 +30,11 @@ class FileResult:
     refusals: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        """The JSON shape; a file name that is not UTF-8 is shown with replacement characters."""
-        return {"path": _printable(self.path), "status": self.status,
-                "error": None if self.error is None else _printable(self.error),
-                "reports": self.reports}
+        """The JSON shape, every text from outside with its unsafe characters escaped."""
+        return {"path": printable(self.path), "status": self.status,
+                "error": None if self.error is None else printable(self.error),
+                "reports": [{name: printable(value) if isinstance(value, str) else value
+                             for name, value in report.items()} for report in self.reports]}
 
     def settle(self):
         if self.refusals:
@@ -137,10 +139,6 @@ def _ingest_one(item, result: FileResult, org, config) -> str:
 
 def _naming(origin: str, message: str) -> str:
     return message if message.startswith(origin) else f"{origin}: {message}"
-
-
-def _printable(text: str) -> str:
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _one_line(exc: Exception) -> str:
