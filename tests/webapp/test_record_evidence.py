@@ -56,3 +56,21 @@ def test_evidence_follows_the_sender_once_enrichment_knows_it(detail, world):  #
                     "aligned domain."})
     assert after[FORWARDER][1]["because"] == ["other_domain_passed_from_known_forwarder"]
     assert after[LISTED][1]["because"] == ["reputation_malicious"]
+
+
+def test_a_record_spelling_its_address_otherwise_finds_its_source(app, client):
+    from ingest.record_writer import sender_of
+    from store.models import Source
+    from tests.factories import make_org, make_report
+    org = make_org("Spelled")
+    key = make_key(org)[1]
+    report = make_report(org, records=[{"source_ip": "2001:0DB8::0020", "count": 2, "dkim": "fail",
+                                        "spf": "fail", "auth_dkim": None, "auth_spf": None}])
+    Source.update(service_slug="amazon-ses", service_kind="transactional",
+                  service_name="Amazon SES").where(Source.org == org).execute()
+    jobs.reclassify(org.id, Source.get(Source.org == org), sender_of("amazon-ses",
+                                                                      "transactional", "clean"))
+    body = get(client, f"/reports/{report.id}", key).get_json()
+    assert body["record_classifications"] == ["needs_review"]
+    assert body["record_evidence"][0]["because"] == ["dmarc_failed", "known_sending_service"]
+    assert "Amazon SES" in body["record_evidence"][0]["sentence"]
