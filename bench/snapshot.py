@@ -16,8 +16,13 @@ and /enums (the same key look-up and metering, no snapshot), in interleaved roun
 server up at once (bench/interleave.py). Goals: full < 5 s, incremental < 0.5 s; the snapshot
 endpoints at 0.5 of the ceiling or more.
 
+--domains N adds N subdomains with a report each (what a stranger's reports add) and measures
+instead, each in its own process: the snapshotter's refresh of the whole organization, then
+the next stale health and overview requests, which compute only their one body
+(bench/snapshot_scale.py; goal: health under 100 ms).
+
     .venv/bin/python bench/snapshot.py [--records N] [--repeat N] [--rounds N] [--duration S]
-                                       [--no-http]
+                                       [--no-http] [--domains N]
 """
 from __future__ import annotations
 
@@ -39,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.api import OUT, ensure_wrk  # noqa: E402
 from bench.interleave import Target, measure, report  # noqa: E402
+from bench import snapshot_scale  # noqa: E402
 from ingest.model import ParsedRecord, ParsedReport, ReportMeta  # noqa: E402
 from ingest.storing import store_report  # noqa: E402
 from snapshotter import jobs  # noqa: E402
@@ -190,6 +196,8 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3, help="runs of each refresh measured")
     parser.add_argument("--no-http", action="store_true", help="skip the throughput part")
+    parser.add_argument("--domains", type=int, default=0,
+                        help="add this many subdomains with a report each; measure at scale")
     args = parser.parse_args(argv)
 
     OUT.mkdir(parents=True, exist_ok=True)
@@ -204,6 +212,8 @@ def main(argv=None):
         for suffix in ("", "-wal", "-shm"):
             pathlib.Path(f"{path}{suffix}").unlink(missing_ok=True)
     shutil.copy(pristine, work)
+    if args.domains:
+        return at_scale(work, args)
     database = open_db(f"sqlite:///{work}")
     with database.connection_context():
         migrate(database)           # the counters' file starts empty beside the copy
@@ -249,6 +259,22 @@ def main(argv=None):
     if args.no_http:
         return
     serve(work, org_id, args)
+
+
+def at_scale(work: pathlib.Path, args):
+    """The organization with args.domains more domains (bench/snapshot_scale.py)."""
+    database = open_db(f"sqlite:///{work}")
+    with database.connection_context():
+        migrate(database)
+        org_id = Organization.get().id
+        now = utcnow()
+        started = time.perf_counter()
+        snapshot_scale.add_auto_domains(org_id, args.domains, now.date())
+    print(f"{args.domains:,} subdomains added in {time.perf_counter() - started:.1f} s "
+          f"(beside {len(DOMAINS)} domains, {args.records:,} records)", flush=True)
+    key = (OUT / f"snapshot-{args.records}-{utcnow().date()}.keys").read_text().split()[0]
+    figures = snapshot_scale.measure(work, org_id, key, DOMAINS[0], now)
+    snapshot_scale.print_figures(len(DOMAINS) + args.domains, figures)
 
 
 def serve(work: pathlib.Path, org_id: str, args):

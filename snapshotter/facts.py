@@ -41,12 +41,32 @@ def read(org_id: str, today: date, report_address: str = ""):
     return facts, (day_totals.dump(totals) if changed else None), summed
 
 
-def _domain_days(org_id: str, first: date):
+def read_domain(org_id: str, name: str, today: date, report_address: str = "") -> OrgFacts:
+    """The facts of one domain alone (its days summed from its own rollups, no shared cache):
+    what one domain's body needs, at a cost that does not grow with the organization."""
+    facts = OrgFacts(today=today, report_address=report_address)
+    first = today - timedelta(days=HORIZON_DAYS - 1)
+    counts, policies = _domain_days(org_id, first, name)
+    totals, _ = day_totals.refresh(org_id, counts, {})
+    _add_domains(org_id, facts, name)
+    d = facts.domains.setdefault(name, DomainFacts(name, monitored=False))
+    for (_, day), (reports, messages, compliant, spf, dkim, forwarded) in totals.items():
+        d.days[day] = Tally(messages, compliant, spf, dkim, forwarded, reports)
+    d.policies = sorted(policies.get(name, []), key=lambda e: e[0])
+    _add_last_reports(org_id, facts, first, name)
+    _add_senders(org_id, facts, name)
+    _add_items(org_id, facts, name)
+    return facts
+
+
+def _domain_days(org_id: str, first: date, name: str | None = None):
     counts, policies, days = {}, {}, {}
     query = (DomainDay.select(DomainDay.domain, DomainDay.day, DomainDay.reports,
                               DomainDay.policy_p, DomainDay.policy_pct, DomainDay.policy_testing)
              .where(DomainDay.org == org_id, DomainDay.day >= first)
              .order_by(DomainDay.domain, DomainDay.day))
+    if name is not None:
+        query = query.where(DomainDay.domain == name)
     # Raw rows: peewee's per-value conversion costs more than the query at a year of domain-days.
     last = {}
     for name, day, reports, p, pct, testing in _raw(query):
@@ -62,9 +82,11 @@ def _raw(query):
     return db.execute_sql(*query.sql()).fetchall()
 
 
-def _add_domains(org_id: str, facts: OrgFacts):
+def _add_domains(org_id: str, facts: OrgFacts, name: str | None = None):
     query = (Domain.select(Domain.name, Domain.verified_source, Domain.inherited_from, Domain.dns)
              .where(Domain.org == org_id).tuples())
+    if name is not None:
+        query = query.where(Domain.name == name)
     for name, verified_source, inherited_from, dns_found in query:
         # The parent whose DMARC record applies, whether or not it reports to us.
         facts.domains[name] = DomainFacts(
@@ -73,7 +95,7 @@ def _add_domains(org_id: str, facts: OrgFacts):
             else dns.record_parent(dns_found))
 
 
-def _add_last_reports(org_id: str, facts: OrgFacts, first: date):
+def _add_last_reports(org_id: str, facts: OrgFacts, first: date, name: str | None = None):
     """Last report day per domain; the policy of domains quiet since before `first`."""
     for d in facts.domains.values():
         if d.days:
@@ -81,6 +103,8 @@ def _add_last_reports(org_id: str, facts: OrgFacts, first: date):
     query = (DomainDay.select(DomainDay.domain, fn.MAX(DomainDay.day))
              .where(DomainDay.org == org_id, DomainDay.day < first)
              .group_by(DomainDay.domain).tuples())
+    if name is not None:
+        query = query.where(DomainDay.domain == name)
     for name, last in query:
         d = facts.domains.setdefault(name, DomainFacts(name, monitored=False))
         if d.last_report_day is None:
@@ -91,7 +115,7 @@ def _add_last_reports(org_id: str, facts: OrgFacts, first: date):
                                                      row.policy_testing or ""))]
 
 
-def _add_senders(org_id: str, facts: OrgFacts):
+def _add_senders(org_id: str, facts: OrgFacts, name: str | None = None):
     """Busiest source IPs per domain in the scoring window, and the window's distinct IPs."""
     first = facts.today - timedelta(days=WINDOW_DAYS - 1)
     query = (DailyRollup.select(DailyRollup.domain, DailyRollup.source_ip,
@@ -99,6 +123,8 @@ def _add_senders(org_id: str, facts: OrgFacts):
                                 fn.SUM(DailyRollup.dkim_aligned_pass))
              .where(DailyRollup.org == org_id, DailyRollup.day.between(first, facts.today))
              .group_by(DailyRollup.domain, DailyRollup.source_ip))
+    if name is not None:
+        query = query.where(DailyRollup.domain == name)
     by_domain, ips = {}, set()
     for name, ip, messages, spf, dkim in _raw(query):
         ips.add(ip)
@@ -128,13 +154,15 @@ def reload_items(org_id: str, facts: OrgFacts):
     _add_items(org_id, facts)
 
 
-def _add_items(org_id: str, facts: OrgFacts):
+def _add_items(org_id: str, facts: OrgFacts, name: str | None = None):
     """Open events (not acknowledged, not cleared) become action items, newest first."""
     query = (Event.select(Event.type, Event.severity, Event.title, Event.detail, Event.link,
                           Event.domain, Event.dedupe_key)
              .where(Event.org == org_id, Event.acknowledged == False,  # noqa: E712 (SQL)
                     Event.cleared_at.is_null())
              .order_by(Event.created_at.desc(), Event.id.desc()).tuples())
+    if name is not None:
+        query = query.where(Event.domain == name)
     for type_, severity, title, detail, link, name, key in query:
         item = Item(type_, EVENT_SEVERITY.get(severity, "low"), title, detail or title, link,
                     "Open" if link else None, dns.event_kind(type_, key))

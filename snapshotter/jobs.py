@@ -64,6 +64,48 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
     return Refreshed(org_id, len(blobs), size, summed)
 
 
+def refresh_one(org_id: str, kind: str, variant: str, now: datetime, *,
+                report_address: str = "") -> snapshots.Blob:
+    """Compute and store one served body, nothing else: a domain's from that domain's facts
+    alone, an organization-wide one from the stored per-domain facts (day totals, policies).
+    The organization stays dirty and its conditions unjudged: that is refresh_org's work."""
+    with db.atomic():
+        if variant:
+            facts, cache = facts_module.read_domain(org_id, variant, now.date(),
+                                                    report_address), None
+        else:
+            facts, cache, _ = facts_module.read(org_id, now.date(), report_address)
+    ledger = Ledger(facts)
+    history = _history(org_id, ledger) if kind == "history" else None
+    docs = {(kind, variant): one_doc(ledger, kind, variant, now, history)}
+    if cache is not None:
+        docs[(day_totals.CACHE_KIND, "")] = cache
+    return snapshots.put_many(org_id, docs, now, stamp_kinds=False)[(kind, variant)]
+
+
+def one_doc(ledger: Ledger, kind: str, variant: str, now: datetime, history_rows=None):
+    """The body of one (kind, variant): what build_docs makes for it among all the others."""
+    if kind == "overview":
+        return overview_doc(ledger)
+    if kind == "compliance":
+        return compliance_doc(ledger, variant or None)
+    if kind == "trends":
+        return _trends(ledger.facts, variant)
+    if kind == "health":
+        return health_doc(ledger, variant, now)
+    if kind == "history":
+        return dumps([history_point(r) for r in history_rows])
+    raise ValueError(f"no served kind {kind!r}")
+
+
+def _trends(facts, name: str = "") -> bytes:
+    """The 365-day series of one domain, or merged over the organization's (name "")."""
+    if name:
+        return dumps(trend_points(facts.domains[name].days, facts.today))
+    merged = merge_days([d.days for d in facts.domains.values()])
+    return dumps(trend_points(merged, facts.today, TREND_DAYS))
+
+
 def build_docs(ledger: Ledger, now: datetime, kinds, history_rows=None) -> dict:
     """Every served body of `kinds`, keyed (kind, variant); series kinds as bytes."""
     facts, docs = ledger.facts, {}
@@ -75,10 +117,8 @@ def build_docs(ledger: Ledger, now: datetime, kinds, history_rows=None) -> dict:
         docs[("compliance", "")] = compliance_doc(ledger)
         docs.update((("compliance", n), compliance_doc(ledger, n)) for n in names)
     if "trends" in kinds:
-        merged = merge_days([d.days for d in facts.domains.values()])
-        docs[("trends", "")] = dumps(trend_points(merged, facts.today, TREND_DAYS))
-        docs.update((("trends", n), dumps(trend_points(facts.domains[n].days, facts.today)))
-                    for n in names)
+        docs[("trends", "")] = _trends(facts)
+        docs.update((("trends", n), _trends(facts, n)) for n in names)
     if "health" in kinds:
         docs.update((("health", n), health_doc(ledger, n, now, assessed[n]))
                     for n in names if facts.domains[n].monitored)

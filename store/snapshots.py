@@ -53,9 +53,12 @@ def put(org_id: str, kind: str, variant: str, doc, now: datetime) -> Blob:
     return put_many(org_id, {(kind, variant): doc}, now)[(kind, variant)]
 
 
-def put_many(org_id: str, docs: dict, now: datetime, *, replace_kinds=()) -> dict:
+def put_many(org_id: str, docs: dict, now: datetime, *, replace_kinds=(),
+             stamp_kinds: bool = True) -> dict:
     """Store blobs keyed (kind, variant) in one transaction; every other variant of a kind in
-    replace_kinds is removed (a domain that left the organization loses its blobs)."""
+    replace_kinds is removed (a domain that left the organization loses its blobs).
+    stamp_kinds: every blob of the kinds given is stamped `now` (a refresh of all of them);
+    False stamps only the blobs given."""
     blobs = {key: Blob(body, etag_of(body), now)
              for key, body in ((key, bytes(encode(doc))) for key, doc in docs.items())}
     rows = [(org_id, kind, variant, blob.body, blob.etag, now)
@@ -67,12 +70,19 @@ def put_many(org_id: str, docs: dict, now: datetime, *, replace_kinds=()) -> dic
     # once (SQLITE_BUSY) when another process wrote in between, instead of waiting its turn.
     query = (Snapshot.select(Snapshot.kind, Snapshot.variant, Snapshot.etag)
              .where(Snapshot.org == org_id, Snapshot.kind.in_(kinds)).tuples())
+    if not stamp_kinds:       # a few blobs among maybe thousands of their kinds: those alone
+        query = query.where(Snapshot.variant.in_(sorted({v for _, v in blobs})))
     stored = {(k, v): e for k, v, e in query}
     rows = [row for row in rows if stored.get((row[1], row[2])) != row[4]]
     with db.atomic():
         # Unchanged bodies are not written again; they are only stamped with this refresh's time.
-        (Snapshot.update(computed_at=now)
-         .where(Snapshot.org == org_id, Snapshot.kind.in_(kinds)).execute())
+        if stamp_kinds:
+            (Snapshot.update(computed_at=now)
+             .where(Snapshot.org == org_id, Snapshot.kind.in_(kinds)).execute())
+        else:
+            for kind, variant in blobs:
+                (Snapshot.update(computed_at=now).where(Snapshot.org == org_id,
+                 Snapshot.kind == kind, Snapshot.variant == variant).execute())
         # Upserts, not delete-and-insert: two refreshes of one organization at once stay harmless.
         for start in range(0, len(rows), 200):
             (Snapshot.insert_many(rows[start:start + 200], fields=fields)

@@ -1,7 +1,9 @@
 """Answers from snapshots: the stored bytes with ETag and Last-Modified (304 when unchanged).
 
-A missing or stale snapshot is computed by the snapshotter's own refresh, inside one of the plan's
-overview concurrency slots (shared by every worker and host); over the cap: 503 busy.
+A missing or stale snapshot is computed alone (that one body: a domain's from its own facts, the
+organization's from the stored per-domain ones), inside one of the plan's overview concurrency
+slots (shared by every worker and host); over the cap: 503 busy. Refreshing the whole
+organization is the snapshotter's work, never a request's.
 """
 from __future__ import annotations
 
@@ -99,8 +101,8 @@ def _compute(kind: str, variant: str, stale):
             if stale is not None:
                 return stale          # busy: an older answer beats none
             raise ApiError(503, "busy", headers={"Retry-After": "1"})
-        jobs.refresh_org(org_id, now, report_address=config.report_address)
-    return snapshots.get(org_id, kind, variant)
+        return jobs.refresh_one(org_id, kind, variant, now,
+                                report_address=config.report_address)
 
 
 # Asked on every answer from a snapshot older than its tolerance (most of them, on a quiet
