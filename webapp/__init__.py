@@ -14,7 +14,7 @@ from config import Config
 from store.clock import utcnow
 from store.encoding import dumps, loads
 from store.migrations import current_version, latest_version
-from webapp import connections, errors, gatekeeper, quota
+from webapp import answer_headers, connections, errors, gatekeeper, quota
 from webapp.auth import Authenticator
 from webapp.snapshot_lane import SnapshotLane
 
@@ -84,6 +84,7 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     connections.register(app, database)
     app.before_request(gatekeeper.gatekeep)
     app.after_request(quota.add_headers)
+    app.after_request(answer_headers.add)
 
     base = urlparse(config.base_url).path.rstrip("/")
     for name in RESOURCES:

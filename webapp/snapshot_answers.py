@@ -18,6 +18,7 @@ from store import snapshots
 from store.compiled import Compiled
 from store.models import Domain, DomainDay, Organization
 from store.versioned import VersionCache
+from webapp.answer_headers import NOSNIFF
 from webapp.errors import ApiError
 
 # The request headers that can make an answer 304 or 412; without any, it is a plain 200.
@@ -43,7 +44,8 @@ def _validators(etag: str, computed_at) -> tuple:
     headers = [("ETag", quote_etag(etag))]
     if computed_at is not None:
         headers.append(("Last-Modified", http_date(computed_at.replace(tzinfo=timezone.utc))))
-    return (*headers, ("Cache-Control", "private, no-cache"), ("Vary", "Authorization"))
+    # The lane answers below Flask, so these carry nosniff themselves.
+    return (*headers, ("Cache-Control", "private, no-cache"), ("Vary", "Authorization"), NOSNIFF)
 
 
 def serve(snapshot: snapshots.Blob) -> Response:
