@@ -10,7 +10,7 @@ from cli.common import fail
 from cli.lookup import normalize_email, resolve_org
 from cli.options import OneOf
 from cli.session import open_store, redacted
-from store import meter_path, sqlite_path
+from store import make_private, meter_path, sqlite_path
 from store.ids import normalize_ulid
 from store.migrations import current_version, latest_version, migrate
 from store.models import ROLES, Member, Organization
@@ -33,9 +33,11 @@ def init(config):
         click.echo("nothing to apply")
     click.echo(f"schema version {version} (latest {latest_version()}) in {redacted(config.database_url)}")
     path = sqlite_path(config.database_url)
-    if path is not None:
+    if path is not None and path != ":memory:":
         # A backup or a move must take this file too.
         click.echo(f"request counters in {meter_path(path)}")
+        for name in make_private(path):     # made by a rua that left them readable to all
+            click.echo(f"made {name} readable by its owner only (0600)")
 
 
 @click.group()

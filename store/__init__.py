@@ -45,6 +45,21 @@ def meter_path(path: str) -> str:
     return f"{stem}.meter.{suffix}" if dot and "/" not in suffix else f"{path}.meter"
 
 
+def make_private(path: str) -> list[str]:
+    """Set a SQLite store's files (and the counters' file), with their -wal and -shm, to 0600
+    where others could read them; the files changed. For stores made before rua did so."""
+    changed = []
+    for base in (path, meter_path(path)):
+        for name in (base, base + "-wal", base + "-shm"):
+            try:
+                if os.stat(name).st_mode & 0o077:
+                    os.chmod(name, PRIVATE_FILE)
+                    changed.append(name)
+            except FileNotFoundError:
+                pass
+    return changed
+
+
 def make_database(url: str):
     """A Peewee database for a `sqlite:///path` or `postgresql://…` URL (autoconnect off)."""
     parsed = urlparse(url)
@@ -63,11 +78,24 @@ def make_database(url: str):
     raise ValueError(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://…")
 
 
+class PrivateSqliteDatabase(SqliteDatabase):
+    """A SQLite store whose file is created 0600 (its folder 0700) whatever the umask: SQLite
+    gives its -wal, -shm and -journal files the database file's mode, so they follow."""
+
+    def _connect(self):
+        if self.database != ":memory:":
+            os.close(os.open(self.database, os.O_RDWR | os.O_CREAT, PRIVATE_FILE))
+        return super()._connect()
+
+
+PRIVATE_FILE, PRIVATE_DIR = 0o600, 0o700
+
+
 def _sqlite(path: str, *, autoconnect: bool) -> SqliteDatabase:
     if path != ":memory:":
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, autoconnect=autoconnect,
-                          check_same_thread=False, timeout=5)
+        os.makedirs(os.path.dirname(os.path.abspath(path)), mode=PRIVATE_DIR, exist_ok=True)
+    return PrivateSqliteDatabase(path, pragmas=SQLITE_PRAGMAS, autoconnect=autoconnect,
+                                 check_same_thread=False, timeout=5)
 
 
 def open_db(url: str):
