@@ -70,10 +70,11 @@ def app(config):
 
 
 def served_paths(app) -> dict[str, str]:
-    """Documented-style path ("/reports/{id}") -> endpoint, for every rule under the base path."""
+    """Documented-style path ("/reports/{id}") -> endpoint, for every rule under the base path
+    but the docs page's (a page for people that renders the document, not an API operation)."""
     out = {}
     for rule in app.url_map.iter_rules():
-        if rule.rule.startswith(BASE + "/"):
+        if rule.rule.startswith(BASE + "/") and not rule.endpoint.startswith("docs."):
             out[re.sub(r"<(?:[^<>:]+:)?([^<>]+)>", r"{\1}", rule.rule[len(BASE):])] = rule.endpoint
     return out
 

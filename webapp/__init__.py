@@ -35,6 +35,7 @@ RESOURCES = (
     "usage",
     "openapi",
     "catalog",
+    "docs",
 )
 
 

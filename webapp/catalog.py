@@ -1,6 +1,7 @@
 """GET /.well-known/api-catalog: the RFC 9727 linkset that lets tools discover the API, no key.
 
-It names the API and its OpenAPI description only: every other path off the contract is a 404.
+It names the API, its OpenAPI description and its docs page only: every other path off the
+contract is a 404.
 """
 from __future__ import annotations
 
@@ -25,12 +26,14 @@ def site_url(base_url: str, path: str) -> str:
 
 
 def linkset(base_url: str) -> dict:
-    """The catalog: the one API (v1) and where its description lives."""
+    """The catalog: the one API (v1), where its description lives and its docs page."""
     base = base_url.rstrip("/")
     api = {
         "anchor": base,
         "service-desc": [{"href": f"{base}/openapi.json",
                           "type": "application/vnd.oai.openapi+json;version=3.1"}],
+        # RFC 8631: the human-readable reference rendered from that description.
+        "service-doc": [{"href": f"{base}/docs", "type": "text/html"}],
     }
     catalog = {"anchor": site_url(base_url, PATH), "item": [{"href": base}]}
     return {"linkset": [catalog, api]}

@@ -7,7 +7,7 @@ from webapp import connections, quota, snapshot_lane
 
 
 def public(view):
-    """Mark a view that needs no key (the OpenAPI document, the API catalog)."""
+    """Mark a view that needs no key and no store (the OpenAPI document, the catalog, the docs)."""
     view.public = True
     return view
 
@@ -19,9 +19,10 @@ def gatekeep():
     # Routing failures (404/405) are answered before touching the store or keys.
     if req.routing_exception is not None:
         raise req.routing_exception
-    connections.open_for_request(app, ctx)
+    # A public view needs nothing from the store: it is served even when the store is down.
     if getattr(app.view_functions.get(req.endpoint), "public", False):
         return
+    connections.open_for_request(app, ctx)
     lane = req.environ.get(snapshot_lane.METERED)
     if lane is not None:
         # The snapshot lane metered this request and met an error (a refusal, storage failing):
