@@ -178,7 +178,8 @@ def test_the_api_catalog_is_an_rfc_9727_linkset_served_without_a_key(app):
     assert api["anchor"] == "https://reports.example.net/api/v1"
     assert api["service-desc"] == [{"href": "https://reports.example.net/api/v1/openapi.json",
                                     "type": "application/vnd.oai.openapi+json;version=3.1"}]
-    assert "service-doc" not in api
+    assert api["service-doc"] == [{"href": "https://reports.example.net/api/v1/docs",
+                                   "type": "text/html"}]
 
 
 def test_the_catalog_link_leads_to_the_document(app):
