@@ -241,6 +241,7 @@ class _Reader:
             self._skipped += name == "record"
             self._reread.discard(name)
             self._drop(element)
+            self._check_count(self._skipped)
             return
         # <extension> is the schema's place for a reporter's additions: nothing to read or warn.
         if name in self._sections:
@@ -262,6 +263,10 @@ class _Reader:
         return record_from(self.fields.section(element), self._count, meta.adkim, meta.aspf,
                            self.fields)
 
+    def _check_count(self, count: int) -> None:
+        if self.max_records is not None and count > self.max_records:
+            self.fail(f"more than {self.max_records} records (RUA_MAX_RECORDS)")
+
     def records(self) -> Iterator[ParsedRecord]:
         if self._skipped:
             self.close()
@@ -277,8 +282,7 @@ class _Reader:
                     if self._last_index != RECORD:
                         self._order(name)
                     self._count += 1
-                    if self.max_records is not None and self._count > self.max_records:
-                        self.fail(f"more than {self.max_records} records (RUA_MAX_RECORDS)")
+                    self._check_count(self._count)
                     record = quick(element) or careful(element)
                     self._drop(element)
                     yield record

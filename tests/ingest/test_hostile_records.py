@@ -84,3 +84,9 @@ def test_records_first_stream_with_flat_memory(tmp_path):
     records, growth_kb = map(int, result.stdout.split())
     # Held as a tree, the records came to several times the file's size.
     assert records == 30_000 and growth_kb * 1024 < path.stat().st_size / 2
+
+
+def test_records_before_the_policy_past_the_cap_are_refused_before_the_policy_is_read():
+    text = xb.report([xb.record(count=n) for n in range(1, 5)], order=RECORDS_FIRST)
+    with pytest.raises(ReportError, match="RUA_MAX_RECORDS"):
+        parse(Document("r.xml", lambda: io.BytesIO(text.encode())), max_records=3)
