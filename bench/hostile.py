@@ -1,0 +1,182 @@
+"""Hostile mail at the rua= address, replayed: time and peak memory of each attack beside a
+normal report of the same size (issue 21). Goals: no attack over 2 s of CPU or 300 MB.
+
+Run from the repository root with the project's interpreter:
+
+    .venv/bin/python bench/hostile.py [--subdomains 20000] [--report-mb 50] [--only NAME...]
+
+Each input is ingested by `ingest_paths` (what `rua ingest --org` runs) in a fresh child process
+on a fresh SQLite store under the default settings, with the organization "Acme" monitoring
+example.com by hand. CPU is the child's process time around the ingest; peak is its peak RSS
+(VmHWM), interpreter and imports included. The inputs are generated in a temporary folder.
+
+AFTER_ATTACK is the hook for figures taken on the store an attack left behind (e.g. the next
+health request after the subdomain zip): AFTER_ATTACK[name] = f(outcome) -> {label: text};
+outcome holds "database_url", "org_id", "domain" and the attack's figures.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+import zipfile
+import zlib
+from typing import Callable
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.ingest import xmlbuild as xb  # noqa: E402  (the tests' report builder)
+
+MB = 1 << 20
+GOAL_CPU, GOAL_MB = 2.0, 300
+AFTER_ATTACK: dict[str, Callable[[dict], dict]] = {}
+
+# Runs in the child: a fresh store, one organization, one ingest; prints its figures as JSON.
+WORKER = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from config import Config
+from store import open_db
+from store.migrations import migrate
+from store.models import Domain, Organization
+from ingest.pipeline import ingest_paths
+from cli.ingest_display import _text
+
+def peak_mb():
+    with open("/proc/self/status") as status:
+        return next(int(l.split()[1]) for l in status if l.startswith("VmHWM:")) / 1024
+
+url, path = sys.argv[2], sys.argv[3]
+config = Config().replace(database_url=url)
+database = open_db(url)
+with database.connection_context():
+    migrate(database)
+    org = Organization.create(name="Acme", plan="free")
+    Domain.create(org=org, name="example.com", source="manual")
+    before, cpu, wall = peak_mb(), time.process_time(), time.perf_counter()
+    results = list(ingest_paths([path], config=config))
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    lines = [_text(r) for r in results]
+    print(json.dumps({
+        "cpu": cpu, "wall": wall, "peak_mb": peak_mb(), "start_mb": before,
+        "stored": sum(r["status"] == "stored" for x in results for r in x.reports),
+        "refused": sum(len(x.refusals) for x in results),
+        "domains": Domain.select().where(Domain.org == org.id).count(),
+        "raw_escape_printed": any("\x1b" in line for line in lines),
+        "first_error": next((x.error for x in results if x.error), "")[:160],
+        "database_url": url, "org_id": org.id}))
+"""
+
+
+def subdomains_zip(folder: pathlib.Path, count: int) -> pathlib.Path:
+    """One report per subdomain sN.example.com, all in one zip (each would add an auto domain)."""
+    path = folder / "subdomains.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for n in range(count):
+            archive.writestr(f"s{n}.xml", xb.report_bytes(domain=f"s{n}.example.com",
+                                                          report_id=f"s{n}"))
+    return path
+
+
+def bombs_zip(folder: pathlib.Path, members: int = 50, size: int = 65 * MB) -> pathlib.Path:
+    """members × gzip(gzip(size zero bytes)): tiny, and each level multiplies the work."""
+    inner = zlib.compressobj(9, zlib.DEFLATED, 31)
+    layer = inner.compress(bytes(size)) + inner.flush()
+    bomb = gzip.compress(layer, compresslevel=9, mtime=0)
+    path = folder / "bombs.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        for n in range(members):
+            archive.writestr(f"b{n}.xml.gz", bomb)
+    return path
+
+
+def report_file(folder: pathlib.Path, name: str, size: int, *, records_first: bool) -> pathlib.Path:
+    """A report of about `size` bytes of distinct records, records first or in schema order."""
+    order = (("records", "report_metadata", "policy_published") if records_first
+             else ("report_metadata", "policy_published", "records"))
+    head, tail = xb.report(["@@"], order=order, report_id=name).split("<record>@@</record>")
+    path = folder / f"{name}.xml"
+    with open(path, "w") as out:
+        out.write(head)
+        written, n = len(head), 0
+        while written < size - len(tail):
+            text = xb.element("record", xb.record(
+                source_ip=f"10.{n // 65536 % 256}.{n // 256 % 256}.{n % 256}", count=n % 7 + 1))
+            out.write(text)
+            written, n = written + len(text), n + 1
+        out.write(tail)
+    return path
+
+
+def names_zip(folder: pathlib.Path) -> pathlib.Path:
+    """Members named with terminal escape sequences (a title change, a screen clear, RLO)."""
+    path = folder / "names.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for n in range(20):
+            archive.writestr(f"\x1b]0;owned{n}\x07\x1b[2J\u202e{n}.xml", b"<feedback>")
+        archive.writestr("good.xml", xb.report_bytes(report_id="good"))
+    return path
+
+
+def run(path: pathlib.Path, folder: pathlib.Path) -> dict:
+    """Ingest path in a fresh child process on a fresh store; the child's figures."""
+    url = f"sqlite:///{folder / (path.stem + '.db')}"
+    done = subprocess.run([sys.executable, "-c", WORKER, str(ROOT), url, str(path)],
+                          capture_output=True, text=True, check=True)
+    return {**json.loads(done.stdout), "bytes": path.stat().st_size}
+
+
+def row(label: str, figures: dict) -> str:
+    over = figures["cpu"] > GOAL_CPU or figures["peak_mb"] > GOAL_MB
+    return (f"{label:<22} {figures['bytes'] / MB:>8.2f} {figures['cpu']:>7.2f} "
+            f"{figures['wall']:>7.2f} {figures['peak_mb']:>7.0f} {figures['stored']:>7} "
+            f"{figures['refused']:>7} {figures['domains']:>7}  {'OVER' if over else 'ok'}")
+
+
+def attacks(folder: pathlib.Path, args) -> dict[str, Callable[[], pathlib.Path]]:
+    return {
+        "subdomains": lambda: subdomains_zip(folder, args.subdomains),
+        "bombs": lambda: bombs_zip(folder),
+        "records_first": lambda: report_file(folder, "records_first", args.report_mb * MB,
+                                             records_first=True),
+        "names": lambda: names_zip(folder),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--subdomains", type=int, default=20_000)
+    parser.add_argument("--report-mb", type=int, default=50)
+    parser.add_argument("--only", nargs="*", help="attacks to run (default: all)")
+    args = parser.parse_args()
+    print(f"{'input':<22} {'MB':>8} {'CPU s':>7} {'wall s':>7} {'peak MB':>7} {'stored':>7} "
+          f"{'refused':>7} {'domains':>7}  goal ({GOAL_CPU} s CPU, {GOAL_MB} MB)")
+    with tempfile.TemporaryDirectory(prefix="rua-hostile-") as tmp:
+        folder = pathlib.Path(tmp)
+        for name, make in attacks(folder, args).items():
+            if args.only and name not in args.only:
+                continue
+            path = make()
+            figures = run(path, folder)
+            # The same size as a normal report, in schema order (at most the report cap).
+            size = min(path.stat().st_size, args.report_mb * MB)
+            normal = run(report_file(folder, f"normal_{name}", size, records_first=False), folder)
+            print(row(name, figures))
+            print(row(f"  normal, same size", normal))
+            if figures["first_error"]:
+                print(f"  refusal: {figures['first_error']!r}")
+            if name == "names":
+                print(f"  raw escape printed: {figures['raw_escape_printed']}")
+            extra = AFTER_ATTACK.get(name)
+            if extra is not None:
+                for label, text in extra({**figures, "domain": "example.com"}).items():
+                    print(f"  {label}: {text}")
+
+
+if __name__ == "__main__":
+    main()
