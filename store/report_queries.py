@@ -165,10 +165,14 @@ RECORD_COLUMNS = (Record.source_ip, Record.count, Record.disposition, Record.dki
                   Source.service_name)
 _REPORT = Compiled(lambda id, org: Report.select(*DETAIL_COLUMNS)
                    .where((Report.id == id) & (Report.org == org)))
-_RECORDS = Compiled(lambda id, org: Record.select(*RECORD_COLUMNS)
-                    .join(Source, JOIN.LEFT_OUTER,
-                          on=(Source.org == Record.org) & (Source.ip == Record.source_ip))
-                    .where((Record.report == id) & (Record.org == org)).order_by(Record.ordinal))
+# Records are read this many at a time: a worker holds a page, never a whole large report.
+RECORDS_PAGE = 1000
+_RECORD_PAGE = Compiled(lambda id, org, after, size: Record.select(Record.ordinal, *RECORD_COLUMNS)
+                        .join(Source, JOIN.LEFT_OUTER,
+                              on=(Source.org == Record.org) & (Source.ip == Record.source_ip))
+                        .where((Record.report == id) & (Record.org == org)
+                               & (Record.ordinal > after))
+                        .order_by(Record.ordinal).limit(size))
 
 
 def report(org_id: str, report_id: str) -> tuple | None:
@@ -177,11 +181,37 @@ def report(org_id: str, report_id: str) -> tuple | None:
     return rows[0] if rows else None
 
 
+class RecordPages:
+    """The report's records (RECORD_COLUMNS tuples, in the reporter's order) page by page,
+    each page read when reached; iterable again (the first page is kept, so a report of one
+    page costs one query however often it is walked)."""
+
+    def __init__(self, org_id: str, report_id: str, size: int = RECORDS_PAGE):
+        self.org_id, self.report_id, self.size = org_id, report_id, size
+        self.first, self.after_first = self._page(-1)
+
+    def _page(self, after: int) -> tuple[list[tuple], int | None]:
+        """(the page's records, the ordinal to read on from; None after the last page)."""
+        rows = _RECORD_PAGE.run(id=self.report_id, org=self.org_id, after=after, size=self.size)
+        more = rows[-1][0] if len(rows) == self.size else None
+        return _respelled(self.org_id, [row[1:] for row in rows]), more
+
+    def __iter__(self):
+        page, after = self.first, self.after_first
+        yield page
+        while after is not None:
+            page, after = self._page(after)
+            yield page
+
+
 def records(org_id: str, report_id: str) -> list[tuple]:
-    """The report's records (RECORD_COLUMNS tuples) in the reporter's order, with their Source
-    row's columns; a record giving another spelling of its address is matched by its canonical
-    text, in one more query and only when there is one."""
-    rows = _RECORDS.run(id=report_id, org=org_id)
+    """The report's records (RECORD_COLUMNS tuples) in the reporter's order, all at once."""
+    return [row for page in RecordPages(org_id, report_id) for row in page]
+
+
+def _respelled(org_id: str, rows: list[tuple]) -> list[tuple]:
+    """Rows with their Source row's columns; a record giving another spelling of its address
+    is matched by its canonical text, in one more query and only when there is one."""
     respelled = {row[0] for row in rows if row[13] is None and canonical_ip(row[0]) != row[0]}
     if not respelled:
         return rows

@@ -1,12 +1,18 @@
-"""A request never rebuilds its organization: a stale or missing body is computed alone."""
+"""What a stranger's reports cannot make a request do: rebuild the organization (a stale or
+missing body is computed alone), or hold a large report's detail in memory (it is streamed)."""
+import tracemalloc
 from datetime import timedelta
 
-from store import snapshots
+import orjson
+
+from store import report_queries, snapshots
+from store.encoding import dumps
 from store.models import Domain, Organization, Snapshot
 from snapshotter import jobs
-from tests.factories import make_domain
+from tests.factories import make_domain, make_report
 from tests.snapshotter.reports import NOW, TODAY, report_on
 from tests.webapp.helpers import get
+from webapp.report_detail import report_detail
 
 LATER = NOW + timedelta(hours=2)      # past every kind's tolerance
 
@@ -82,3 +88,57 @@ def test_the_body_computed_alone_is_the_one_the_snapshotter_makes(client, org, k
     alone = {k: get(client, p, key).get_data() for k, p in paths.items()}
     jobs.refresh_org(org.id, LATER)
     assert alone == {k: snapshots.get(org.id, *k).body for k in paths}
+
+
+def a_report_of(org, count: int):
+    """A report of `count` records from as many senders, some failing, with reasons."""
+    return make_report(org, "example.com", [
+        {"source_ip": f"198.18.{n // 256}.{n % 256}", "count": n + 1,
+         "dkim": "fail" if n % 3 else "pass", "reasons": [{"Type": "local_policy",
+                                                           "Comment": f"rule {n}"}]}
+        for n in range(count)])
+
+
+def streamed(client, key, report) -> tuple[int, int, int]:
+    """(body bytes, largest piece, peak of Python memory) while the detail is read as sent,
+    each piece dropped once counted."""
+    tracemalloc.start()
+    try:
+        resp = get(client, f"/reports/{report.id}", key)
+        assert resp.status_code == 200 and resp.is_streamed
+        total = largest = 0
+        for chunk in resp.response:
+            total, largest = total + len(chunk), max(largest, len(chunk))
+        return total, largest, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_large_report_detail_is_streamed_a_page_at_a_time(client, org, key, monkeypatch):
+    monkeypatch.setattr(report_queries, "RECORDS_PAGE", 100)
+    monkeypatch.setattr(report_queries.RecordPages.__init__, "__defaults__", (100,))
+    small, report = a_report_of(org, 500), a_report_of(org, 4000)
+    peak_of_small = streamed(client, key, small)[2]
+    size, largest, peak = streamed(client, key, report)
+    # No piece holds more than a page; memory does not grow with the report (8 times larger).
+    assert largest < size / 20 and peak < 1.5 * peak_of_small < size / 2, (largest, peak, size)
+    body = get(client, f"/reports/{report.id}", key).get_data()
+    whole = report_detail(report_queries.report(org.id, report.id),
+                          report_queries.records(org.id, report.id))
+    assert len(body) == size and orjson.loads(body) == orjson.loads(dumps(whole))
+    assert len(orjson.loads(body)["Records"]) == 4000
+
+
+def test_a_small_report_detail_is_one_piece_per_field_and_the_same_bytes(client, org, key):
+    report = a_report_of(org, 3)
+    body = get(client, f"/reports/{report.id}", key).get_data()
+    whole = report_detail(report_queries.report(org.id, report.id),
+                          report_queries.records(org.id, report.id))
+    assert body == dumps(whole)
+
+
+def test_a_head_of_a_report_detail_sends_no_body_and_leaves_the_store_usable(client, org, key):
+    report = a_report_of(org, 3)
+    resp = client.head(f"/api/v1/reports/{report.id}", headers={"Authorization": f"Bearer {key}"})
+    assert resp.status_code == 200 and resp.get_data() == b""
+    assert get(client, f"/reports/{report.id}", key).status_code == 200
