@@ -208,7 +208,9 @@ def corpus_org(config, database, corpus_dir):
     from ingest.pipeline import ingest_paths
     org = make_org(plan="unlimited")
     _, key = make_key(org)
-    list(ingest_paths([str(corpus_dir / "aggregate")], config=config, org=org))
+    # The corpus's many policy domains all become this org's: past the caps strangers meet.
+    uncapped = config.replace(max_auto_domains=10_000, max_auto_domains_per_day=10_000)
+    list(ingest_paths([str(corpus_dir / "aggregate")], config=uncapped, org=org))
     app = create_app(config, clock=SteppingClock())
     with store.db.obj.connection_context():
         yield app.test_client(), {"Authorization": f"Bearer {key}"}

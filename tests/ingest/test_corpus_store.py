@@ -56,7 +56,10 @@ def test_rua_ingest_of_the_whole_corpus_stores_each_report_once(database, config
     make_org("corpus-test")
     result = CliRunner().invoke(main, ["ingest", "--org", "corpus-test", "--format", "json",
                                        str(corpus_dir / "aggregate")],
-                                env={"RUA_DATABASE_URL": config.database_url})
+                                # an archive of many domains is imported past the default caps
+                                env={"RUA_DATABASE_URL": config.database_url,
+                                     "RUA_MAX_AUTO_DOMAINS": "10000",
+                                     "RUA_MAX_AUTO_DOMAINS_PER_DAY": "10000"})
     db.initialize(database)   # the command pointed the shared proxy at its own connection
     assert result.exit_code == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
