@@ -6,6 +6,7 @@ import threading
 from flask import Flask, g
 from peewee import SqliteDatabase
 
+from store import db
 from store.versioned import data_version
 
 
@@ -46,3 +47,15 @@ def register(app: Flask, database) -> None:
 
     app.extensions["rua.connections"] = connect
     app.teardown_request(give_back)
+
+
+def streamed(pieces):
+    """A streamed body's pieces, made with the store connected: Flask runs teardown (which
+    gives a pooled connection back) before the first piece is sent, so the stream takes one for
+    its length and gives it back at the end, or when the client goes away."""
+    opened = db.connect(reuse_if_open=True)       # False: SQLite's kept connection, left open
+    try:
+        yield from pieces
+    finally:
+        if opened and not db.is_closed():
+            db.close()

@@ -4,11 +4,12 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from flask import Blueprint, Response, g, request, stream_with_context
+from flask import Blueprint, Response, g, request
 
 from store import report_queries as queries
 from webapp import params
 from webapp.auth import requires
+from webapp.connections import streamed
 from webapp.errors import ApiError
 from webapp.memo import remember, stamp
 from webapp.paging import envelope
@@ -109,4 +110,4 @@ def show(id):
         raise ApiError(404, "report_not_found")
     # Streamed: a report of 150,000 records would otherwise be built whole in the worker.
     pages = queries.RecordPages(org_id, report_id)
-    return Response(stream_with_context(detail_chunks(row, pages)), mimetype="application/json")
+    return Response(streamed(detail_chunks(row, pages)), mimetype="application/json")

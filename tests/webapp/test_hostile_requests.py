@@ -11,6 +11,7 @@ from store.models import Domain, Organization, Snapshot
 from snapshotter import jobs
 from tests.factories import make_domain, make_report
 from tests.snapshotter.reports import NOW, TODAY, report_on
+from tests.servers import http_get, quiet_gunicorn
 from tests.webapp.helpers import get
 from webapp.report_detail import report_detail
 
@@ -142,3 +143,14 @@ def test_a_head_of_a_report_detail_sends_no_body_and_leaves_the_store_usable(cli
     resp = client.head(f"/api/v1/reports/{report.id}", headers={"Authorization": f"Bearer {key}"})
     assert resp.status_code == 200 and resp.get_data() == b""
     assert get(client, f"/reports/{report.id}", key).status_code == 200
+
+
+def test_under_gunicorn_a_detail_of_several_pages_is_whole_and_the_worker_serves_on(
+        config, database, org, key, tmp_path):
+    report = a_report_of(org, 2 * report_queries.RECORDS_PAGE + 5)
+    with quiet_gunicorn(config, tmp_path, workers=1) as base:
+        for _ in range(3):     # one worker: its connection went back after each stream
+            status, headers, body = http_get(f"{base}/reports/{report.id}", key, timeout=60)
+            assert status == 200 and headers.get("Transfer-Encoding") == "chunked"
+            assert len(orjson.loads(body)["record_evidence"]) == 2 * report_queries.RECORDS_PAGE + 5
+        assert http_get(f"{base}/reports", key)[0] == 200
