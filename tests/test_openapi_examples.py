@@ -25,6 +25,12 @@ def test_every_json_operation_is_covered():
     assert len(PATHS) == 16
 
 
+def test_the_document_has_an_example_of_itself_that_is_a_shortened_copy():
+    example, _ = example_and_schema("/openapi.json")
+    assert example["openapi"] == DOC["openapi"] and example["info"]["title"] == DOC["info"]["title"]
+    assert set(example["paths"]) <= set(DOC["paths"])
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_the_example_is_valid_against_its_schema(path):
     example, schema = example_and_schema(path)
