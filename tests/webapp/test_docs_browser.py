@@ -68,10 +68,10 @@ def try_overview(driver) -> tuple[str, str]:
     for button in block.find_elements(By.CSS_SELECTOR, ".btn-clear"):
         button.click()
     block.find_element(By.CSS_SELECTOR, ".execute").click()
+    answer = ".live-responses-table tr.response"
     status = until(driver, lambda d: block.find_element(
-        By.CSS_SELECTOR, ".live-responses-table tr.response .response-col_status").text.strip() or None)
-    body = block.find_element(By.CSS_SELECTOR, ".live-responses-table tr.response .response-col_description "
-                                               "pre").text
+        By.CSS_SELECTOR, f"{answer} .response-col_status").text.strip() or None)
+    body = block.find_element(By.CSS_SELECTOR, f"{answer} .response-col_description pre").text
     return status, body
 
 
