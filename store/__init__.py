@@ -84,7 +84,10 @@ class PrivateSqliteDatabase(SqliteDatabase):
 
     def _connect(self):
         if self.database != ":memory:":
-            os.close(os.open(self.database, os.O_RDWR | os.O_CREAT, PRIVATE_FILE))
+            try:
+                os.close(os.open(self.database, os.O_RDWR | os.O_CREAT, PRIVATE_FILE))
+            except OSError:
+                pass  # SQLite itself then fails to open it, with the error callers handle
         return super()._connect()
 
 

