@@ -66,6 +66,10 @@ def rua_worker(mode: str, root: str) -> None:
     with tempfile.TemporaryDirectory(prefix="rua-bench-") as folder:
         config = Config(database_url=f"sqlite:///{folder}/bench.db", offline=True,
                         lock_dir=folder)
+        # The corpus holds many policy domains: the caps on domains from strangers are lifted
+        # where the tree has them (an older tree compared with --against may not).
+        if hasattr(config, "max_auto_domains"):
+            config = config.replace(max_auto_domains=10**9, max_auto_domains_per_day=10**9)
         if mode == "parse":
             from ingest.files import iter_documents
             from ingest.model import Refused, ReportError
@@ -146,11 +150,10 @@ def run_cli(files: list[str]) -> dict:
     """`rua ingest --org bench --format json FILE...` into a fresh store, as a whole process."""
     rua = pathlib.Path(sys.executable).with_name("rua")
     with tempfile.TemporaryDirectory(prefix="rua-bench-cli-") as folder:
-        env = {**os.environ, "RUA_DATABASE_URL": f"sqlite:///{folder}/bench.db",
-               "RUA_OFFLINE": "1", "RUA_LOCK_DIR": folder}
-        env = {k: v for k, v in env.items()
-               if not k.startswith("RUA_") or k in ("RUA_DATABASE_URL", "RUA_OFFLINE",
-                                                    "RUA_LOCK_DIR")}
+        settings = {"RUA_DATABASE_URL": f"sqlite:///{folder}/bench.db", "RUA_OFFLINE": "1",
+                    "RUA_LOCK_DIR": folder, "RUA_MAX_AUTO_DOMAINS": "1000000000",
+                    "RUA_MAX_AUTO_DOMAINS_PER_DAY": "1000000000"}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")} | settings
         setup = ("import sys; sys.path.insert(0, %r)\n"
                  "from store import open_db\nfrom store.migrations import migrate\n"
                  "from store.models import Organization\n"
@@ -266,7 +269,7 @@ def compare_trees(args) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default=os.environ.get("RUA_CORPUS") or str(DEFAULT_CORPUS),
-                        help="folder of real reports (default: RUA_CORPUS or ../shared/corpus/aggregate)")
+                        help="folder of real reports (default: RUA_CORPUS, else the corpus beside the checkout)")
     parser.add_argument("--records", type=int, default=50_000,
                         help="records in the generated large report (default 50000)")
     parser.add_argument("--repeat", type=int, default=1,
