@@ -31,17 +31,18 @@ def gunicorn_env(config, **extra) -> dict:
     return env
 
 
-def wait_until_listening(process, port: int, log: pathlib.Path) -> None:
+def wait_until_listening(process, port: int, output, name: str = "gunicorn") -> None:
+    """Until `process` accepts connections on 127.0.0.1:port; `output()` explains an early exit."""
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"gunicorn exited with {process.returncode}: {log.read_text()}")
+            raise AssertionError(f"{name} exited with {process.returncode}: {output()}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 return
         except OSError:
             time.sleep(0.1)
-    raise AssertionError("gunicorn did not start listening in time")
+    raise AssertionError(f"{name} did not start listening in time")
 
 
 @contextlib.contextmanager
@@ -53,7 +54,7 @@ def running_gunicorn(config, log: pathlib.Path, *args: str, **settings: str):
         process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(CONF), *args],
                                    cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
-        wait_until_listening(process, port, log)
+        wait_until_listening(process, port, log.read_text)
         yield f"http://127.0.0.1:{port}/api/v1", process
     finally:
         if process.poll() is None:

@@ -10,15 +10,13 @@ import json
 import os
 import pathlib
 import shutil
-import socket
 import ssl
 import subprocess
-import time
 
 import pytest
 import trustme
 
-from tests.servers import free_port, running_gunicorn
+from tests.servers import free_port, running_gunicorn, wait_until_listening
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "deploy" / "nginx.conf.example"
@@ -96,24 +94,13 @@ def proxy(database, config, tmp_path):
         process = subprocess.Popen([*command, "-g", "daemon off;"], stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
         try:
-            wait_listening(process, https_port)
+            wait_until_listening(process, https_port, name="nginx",
+                                 output=lambda: process.stdout.read().decode(errors="replace"))
             yield https_port, http_port, ca
         finally:
             process.terminate()
             process.wait(timeout=10)
             process.stdout.close()
-
-
-def wait_listening(process, port: int) -> None:
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        assert process.poll() is None, process.stdout.read().decode(errors="replace")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError("nginx did not start listening in time")
 
 
 def get(port: int, path: str, ca=None, **headers) -> tuple[int, dict, bytes]:
