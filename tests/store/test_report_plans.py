@@ -88,5 +88,9 @@ def test_a_to_date_bounds_the_walk_over_date_end(database):
 
 
 def test_the_stamp_reads_only_an_index(database):
+    if not isinstance(database, SqliteDatabase):
+        # Postgres reads only the index where the visibility map says its pages are all
+        # visible, as autovacuum keeps them; the suite's deletes have just unset it.
+        database.execute_sql(f'VACUUM "{DomainDay._meta.table_name}"')
     walked = plan(DomainDay.select(fn.SUM(DomainDay.reports)).where(DomainDay.org == "org"))
     assert walked.indexes and walked.covering, walked
