@@ -84,10 +84,15 @@ class PrivateSqliteDatabase(SqliteDatabase):
 
     def _connect(self):
         if self.database != ":memory:":
+            # O_EXCL: only a file that does not exist yet is opened (and closed) here. Closing
+            # a descriptor of a file drops every POSIX lock this process holds on it, so doing
+            # it to a store other connections here have open would strip SQLite's locks: a
+            # process would then checkpoint and reset the WAL under another's feet.
             try:
-                os.close(os.open(self.database, os.O_RDWR | os.O_CREAT, PRIVATE_FILE))
+                os.close(os.open(self.database, os.O_RDWR | os.O_CREAT | os.O_EXCL,
+                                 PRIVATE_FILE))
             except OSError:
-                pass  # SQLite itself then fails to open it, with the error callers handle
+                pass  # it exists, or SQLite itself then fails with the error callers handle
         return super()._connect()
 
 
