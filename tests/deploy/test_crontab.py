@@ -44,7 +44,7 @@ def test_the_schedules_are_valid_and_commands_avoid_crons_percent_sign():
     variables, jobs = parse()
     assert set(variables) == {"SHELL", "APP_DIR", "STATE_DIR", "ENV_FILE"}
     assert not any(name.startswith("RUA_") for name in variables)   # rua would refuse them
-    assert len(jobs) == 4
+    assert len(jobs) == 8
     for fields, command in jobs:
         for field, (low, high) in zip(fields, RANGES):
             assert FIELD.match(field), field
@@ -117,3 +117,13 @@ def test_the_fetch_line_fetches_files_and_refreshes(cron, imap_server,  # noqa: 
     assert log.startswith(f"stored     {box.inbox};UID=1 (1 report") and "refreshed" in log
     assert box.subjects(box.done) == ["Report r-1"]
     assert snapshots.get(org.id, "overview") is not None
+
+
+@pytest.mark.parametrize("job", ["dns", "sources", "notify", "hour"])
+def test_each_scheduler_job_line_runs_its_job_and_logs(cron, job):
+    make_org("Acme")
+    result = cron(command_of(f"--once {job} "))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    log = (cron.state / "jobs.log").read_text()
+    assert log.strip().endswith(f"job {job} done"), log
+    assert "Traceback" not in log
