@@ -1,6 +1,6 @@
 """Which events a domain's check raises and which it clears: pure, from the previous and new check.
 
-Rules (decisions.md "Events"; severities as /enums lists them):
+Rules (docs/alerts.md; severities as /enums lists them):
 - `dns_record_missing` / `dns_record_invalid`: a kind whose status is `error`, by whether its
   record was found; cleared once the kind is `ok` or `warning`.
 - `spf_lookup_limit`: SPF needs more than 10 DNS lookups; cleared when it needs 10 or fewer.

@@ -1,4 +1,4 @@
-"""One verdict per record (decisions.md, "Reports"): the rules are sources/verdicts.py's, so a
+"""One verdict per record (docs/sources.md): the rules are sources/verdicts.py's, so a
 stored classification, report detail's evidence and a source's verdict never disagree.
 
 1. authenticated      DMARC pass: the policy-evaluated DKIM or SPF verdict is pass.

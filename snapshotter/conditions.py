@@ -1,6 +1,6 @@
 """Which report- and time-driven events hold for a domain: pure rules over plain values.
 
-Rules (decisions.md "Events"; severities as /enums lists them):
+Rules (docs/alerts.md; severities as /enums lists them):
 - `compliance_drop` (warning): compliance over the last 7 days (today included) is at least 10
   points below that of the 30 days before them, and each span holds at least MIN_MESSAGES
   messages (fewer make a rate that one bad forwarder can swing). Cleared when that no longer

@@ -36,7 +36,7 @@ class Enrichment:
     error: str = ""
 
     def fields(self) -> dict:
-        """The source row's enrichment fields (decisions.md, "Sources"), None when unknown."""
+        """The source row's enrichment fields (the contract's source row), None when unknown."""
         service = self.service.service if self.service else None
         return {
             "ptr": self.identity.ptr,

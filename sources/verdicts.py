@@ -1,6 +1,6 @@
 """Verdicts on sources and records, with the facts that decided them (pure: plain values in).
 
-A record's classification (decisions.md, "Reports"), the first rule that holds:
+A record's classification (docs/sources.md), the first rule that holds:
 1. authenticated     DMARC pass: the policy-evaluated DKIM or SPF verdict is pass.
 2. likely_forwarded  a forwarding reason (mailing_list, trusted_forwarder, local_policy), or a
                      DKIM signature of the From domain that failed (present, broken in

@@ -1,5 +1,5 @@
 """The plans an organization can be on and what each allows: the one table auth, quotas, the
-overview's concurrency cap and the usage page read (decisions.md, "Plans, quotas and limits")."""
+overview's concurrency cap and the usage page read (README, "Quotas and usage")."""
 from __future__ import annotations
 
 from dataclasses import dataclass

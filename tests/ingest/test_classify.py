@@ -1,4 +1,4 @@
-"""Record classification: the first rule of decisions.md that holds wins."""
+"""Record classification: the first rule that holds wins (sources/verdicts.py)."""
 import pytest
 
 from ingest.classify import Sender, classify
