@@ -1,4 +1,4 @@
-"""`rua snapshot` (recompute blobs now, for cron) and `rua scheduler` (the snapshot jobs)."""
+"""`rua snapshot` (recompute snapshots now, for cron) and `rua scheduler` (the snapshot jobs)."""
 from __future__ import annotations
 
 import logging
@@ -36,10 +36,10 @@ def register(main):
     @click.option("--all", "every", is_flag=True, help="Every organization, dirty or not.")
     @click.option("--daily", is_flag=True,
                   help="The after-midnight job: yesterday's final score-history row of every "
-                       "organization, then every blob (for cron at 00:05 UTC).")
+                       "organization, then every snapshot (for cron at 00:05 UTC).")
     @click.pass_obj
     def snapshot(config, org, every, daily):
-        """Recompute snapshot blobs now: dirty organizations, or --org ORG, or --all, or --daily."""
+        """Recompute snapshots now: dirty organizations, or --org ORG, or --all, or --daily."""
         from snapshotter import jobs
         if sum(map(bool, (org, every, daily))) > 1:
             fail("give one of --org ORG, --all or --daily")
@@ -55,7 +55,7 @@ def register(main):
             else:
                 results = jobs.refresh_dirty(now, report_address=address)
             for r in results:
-                click.echo(f"{r.org_id}: {r.blobs} blobs, {r.bytes} bytes")
+                click.echo(f"{r.org_id}: {r.blobs} snapshots, {r.bytes} bytes")
             click.echo(f"refreshed {len(results)} organization(s) in "
                        f"{time.perf_counter() - started:.2f} s")
 

@@ -1,4 +1,4 @@
-"""GET /compliance-score and /compliance-score/history from stored blobs."""
+"""GET /compliance-score and /compliance-score/history from stored snapshots."""
 from datetime import timedelta
 
 import pytest
