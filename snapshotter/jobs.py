@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from peewee import EXCLUDED
@@ -22,6 +22,7 @@ from store.models import Organization, ScoreHistory
 log = logging.getLogger("rua.snapshotter")
 SERVED_KINDS = ("overview", "compliance", "trends", "history", "health")
 VARIANT_KINDS = ("compliance", "trends", "health")      # one blob per domain
+CHUNK_DOMAINS = 500      # domains whose bodies are computed and stored per transaction
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,8 @@ class Refreshed:
 
 def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
                 report_address: str = "") -> Refreshed:
-    """Recompute the organization's blobs of `kinds` and store them in one transaction."""
+    """Recompute the organization's blobs of `kinds`: the per-domain ones a chunk of domains
+    per transaction, then the organization-wide ones, then the blobs of domains gone."""
     # Cleared first: a report stored while we compute marks the organization dirty again.
     # Only a refresh of every kind settles a dirty organization (the hourly health job does not).
     settles = set(SERVED_KINDS) <= set(kinds)
@@ -50,18 +52,44 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
             facts_module.reload_items(org_id, facts)
         ledger = Ledger(facts)
         history = _history(org_id, ledger) if "history" in kinds else None
-        docs = build_docs(ledger, now, kinds, history)
+        written, assessed = Written(), []
+        names = sorted(facts.domains)
+        # The bodies, not the facts, are what grows (a year of trends per domain): each chunk's
+        # are stored and dropped before the next chunk's are computed.
+        for start in range(0, len(names), CHUNK_DOMAINS):
+            chunk = names[start:start + CHUNK_DOMAINS]
+            judged = [assess(ledger, n) for n in chunk] if {"overview", "health"} & set(kinds) \
+                else []
+            if "overview" in kinds:
+                assessed.extend(judged)
+            docs = domain_docs(ledger, now, kinds, chunk, judged)
+            written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False))
+        docs = org_docs(ledger, kinds, assessed, history)
         if cache is not None:
             docs[(day_totals.CACHE_KIND, "")] = cache
-        blobs = snapshots.put_many(org_id, docs, now,
-                                   replace_kinds=[k for k in kinds if k in VARIANT_KINDS])
+        written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False))
+        snapshots.prune(org_id, {k: written.variants.get(k, set())
+                                 for k in kinds if k in VARIANT_KINDS})
     except BaseException:
         if was_dirty is not None or (changed and settles):
             (Organization.update(dirty_since=was_dirty or now)
              .where(Organization.id == org_id, Organization.dirty_since.is_null()).execute())
         raise
-    size = sum(len(b.body) for (kind, _), b in blobs.items() if kind != day_totals.CACHE_KIND)
-    return Refreshed(org_id, len(blobs), size, summed)
+    return Refreshed(org_id, written.blobs, written.bytes, summed)
+
+
+@dataclass
+class Written:
+    """What a refresh stored so far: counts, served bytes, and the variants per kind."""
+    blobs: int = 0
+    bytes: int = 0
+    variants: dict = field(default_factory=dict)
+
+    def add(self, blobs: dict):
+        self.blobs += len(blobs)
+        for (kind, variant), blob in blobs.items():
+            self.variants.setdefault(kind, set()).add(variant)
+            self.bytes += len(blob.body) if kind != day_totals.CACHE_KIND else 0
 
 
 def refresh_one(org_id: str, kind: str, variant: str, now: datetime, *,
@@ -84,7 +112,7 @@ def refresh_one(org_id: str, kind: str, variant: str, now: datetime, *,
 
 
 def one_doc(ledger: Ledger, kind: str, variant: str, now: datetime, history_rows=None):
-    """The body of one (kind, variant): what build_docs makes for it among all the others."""
+    """The body of one (kind, variant): what refresh_org makes for it among the others."""
     if kind == "overview":
         return overview_doc(ledger)
     if kind == "compliance":
@@ -106,22 +134,29 @@ def _trends(facts, name: str = "") -> bytes:
     return dumps(trend_points(merged, facts.today, TREND_DAYS))
 
 
-def build_docs(ledger: Ledger, now: datetime, kinds, history_rows=None) -> dict:
-    """Every served body of `kinds`, keyed (kind, variant); series kinds as bytes."""
+def domain_docs(ledger: Ledger, now: datetime, kinds, names, assessed) -> dict:
+    """The per-domain bodies of `kinds` for `names`, keyed (kind, name); `assessed` holds
+    their assessments when health is among the kinds."""
     facts, docs = ledger.facts, {}
-    names = sorted(facts.domains)
-    assessed = {n: assess(ledger, n) for n in names} if {"overview", "health"} & set(kinds) else {}
-    if "overview" in kinds:
-        docs[("overview", "")] = overview_doc(ledger, list(assessed.values()))
     if "compliance" in kinds:
-        docs[("compliance", "")] = compliance_doc(ledger)
         docs.update((("compliance", n), compliance_doc(ledger, n)) for n in names)
     if "trends" in kinds:
-        docs[("trends", "")] = _trends(facts)
         docs.update((("trends", n), _trends(facts, n)) for n in names)
     if "health" in kinds:
-        docs.update((("health", n), health_doc(ledger, n, now, assessed[n]))
-                    for n in names if facts.domains[n].monitored)
+        docs.update((("health", a.name), health_doc(ledger, a.name, now, a))
+                    for a in assessed if facts.domains[a.name].monitored)
+    return docs
+
+
+def org_docs(ledger: Ledger, kinds, assessed, history_rows=None) -> dict:
+    """The organization-wide bodies of `kinds`, keyed (kind, ""); series kinds as bytes."""
+    docs = {}
+    if "overview" in kinds:
+        docs[("overview", "")] = overview_doc(ledger, assessed)
+    if "compliance" in kinds:
+        docs[("compliance", "")] = compliance_doc(ledger)
+    if "trends" in kinds:
+        docs[("trends", "")] = _trends(ledger.facts)
     if history_rows is not None:
         docs[("history", "")] = dumps([history_point(r) for r in history_rows])
     return docs

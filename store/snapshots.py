@@ -53,10 +53,8 @@ def put(org_id: str, kind: str, variant: str, doc, now: datetime) -> Blob:
     return put_many(org_id, {(kind, variant): doc}, now)[(kind, variant)]
 
 
-def put_many(org_id: str, docs: dict, now: datetime, *, replace_kinds=(),
-             stamp_kinds: bool = True) -> dict:
-    """Store blobs keyed (kind, variant) in one transaction; every other variant of a kind in
-    replace_kinds is removed (a domain that left the organization loses its blobs).
+def put_many(org_id: str, docs: dict, now: datetime, *, stamp_kinds: bool = True) -> dict:
+    """Store blobs keyed (kind, variant) in one transaction (keep the docs to a few hundred).
     stamp_kinds: every blob of the kinds given is stamped `now` (a refresh of all of them);
     False stamps only the blobs given."""
     blobs = {key: Blob(body, etag_of(body), now)
@@ -80,9 +78,12 @@ def put_many(org_id: str, docs: dict, now: datetime, *, replace_kinds=(),
             (Snapshot.update(computed_at=now)
              .where(Snapshot.org == org_id, Snapshot.kind.in_(kinds)).execute())
         else:
-            for kind, variant in blobs:
-                (Snapshot.update(computed_at=now).where(Snapshot.org == org_id,
-                 Snapshot.kind == kind, Snapshot.variant == variant).execute())
+            for kind in kinds:
+                variants = sorted(v for k, v in blobs if k == kind)
+                for start in range(0, len(variants), 200):
+                    (Snapshot.update(computed_at=now)
+                     .where(Snapshot.org == org_id, Snapshot.kind == kind,
+                            Snapshot.variant.in_(variants[start:start + 200])).execute())
         # Upserts, not delete-and-insert: two refreshes of one organization at once stay harmless.
         for start in range(0, len(rows), 200):
             (Snapshot.insert_many(rows[start:start + 200], fields=fields)
@@ -90,13 +91,22 @@ def put_many(org_id: str, docs: dict, now: datetime, *, replace_kinds=(),
                           update={Snapshot.body: EXCLUDED.body, Snapshot.etag: EXCLUDED.etag,
                                   Snapshot.computed_at: EXCLUDED.computed_at})
              .execute())
-        for kind in sorted(set(replace_kinds)):
-            kept = [variant for k, variant in blobs if k == kind]
-            query = Snapshot.delete().where(Snapshot.org == org_id, Snapshot.kind == kind)
-            if kept:
-                query = query.where(Snapshot.variant.not_in(kept))
-            query.execute()
     return blobs
+
+
+def prune(org_id: str, kept: dict) -> int:
+    """Remove every blob of each kind in `kept` whose variant is not in kept[kind] (a domain
+    that left the organization loses its blobs); the number removed."""
+    removed = 0
+    for kind, variants in sorted(kept.items()):
+        stored = [v for (v,) in Snapshot.select(Snapshot.variant)
+                  .where(Snapshot.org == org_id, Snapshot.kind == kind).tuples()]
+        gone = sorted(set(stored) - set(variants))
+        for start in range(0, len(gone), 200):
+            removed += (Snapshot.delete()
+                        .where(Snapshot.org == org_id, Snapshot.kind == kind,
+                               Snapshot.variant.in_(gone[start:start + 200])).execute())
+    return removed
 
 
 def remove(org_id: str, kind: str) -> int:

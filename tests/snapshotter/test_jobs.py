@@ -125,3 +125,28 @@ def test_the_hourly_health_refresh_leaves_a_dirty_organization_dirty(database):
     assert snapshots.get(org.id, "health", "example.com") is not None
     assert snapshots.get(org.id, "overview") is None
     assert [r.org_id for r in jobs.refresh_dirty(NOW)] == [org.id]
+
+
+def test_a_refresh_chunk_by_chunk_writes_every_domain_and_removes_a_deleted_ones(database,
+                                                                               monkeypatch):
+    monkeypatch.setattr(jobs, "CHUNK_DOMAINS", 2)
+    org = make_org()
+    names = [f"d{n}.example" for n in range(5)]
+    domains = [make_domain(org, name) for name in names]
+    report_on(org, "d3.example", TODAY, [{"count": 2}])
+    jobs.refresh_org(org.id, NOW)
+    for kind in jobs.VARIANT_KINDS:
+        stored = {v for (v,) in Snapshot.select(Snapshot.variant)
+                  .where(Snapshot.org == org, Snapshot.kind == kind).tuples()}
+        assert stored - {""} == set(names)
+    assert [e["domain"] for e in blob(org, "compliance")["domain_scores"]] == names
+    assert len(blob(org, "overview")["domain_cards"]) == 5
+    assert blob(org, "compliance", "d3.example")["total_messages"] == 2
+    domains[1].delete_instance()
+    later = NOW + timedelta(minutes=10)
+    jobs.refresh_org(org.id, later)
+    for kind in jobs.VARIANT_KINDS:
+        assert snapshots.get(org.id, kind, "d1.example") is None
+    kept = [snapshots.get(org.id, kind, name) for kind in jobs.VARIANT_KINDS
+            for name in names if name != "d1.example"]
+    assert all(b is not None and b.computed_at == later for b in kept)
