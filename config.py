@@ -17,7 +17,7 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Config:
-    """Every knob with a working default; the README's settings table documents each one."""
+    """Every knob with a working default; docs/configuration.md's table documents each one."""
 
     database_url: str = "sqlite:///var/rua.db"
     base_url: str = "http://127.0.0.1:8000/api/v1"

@@ -1,4 +1,4 @@
-"""Settings: defaults that work, coercion by type, unknown RUA_* names refused, README table in step."""
+"""Settings: working defaults, coercion by type, unknown RUA_* names refused, the docs table in step."""
 from __future__ import annotations
 
 import dataclasses
@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from cli import main
 from config import PREFIX, Config, ConfigError
 
-README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+SETTINGS_DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
 RUA = pathlib.Path(sys.executable).parent / "rua"
 
 
@@ -90,22 +90,22 @@ def test_the_installed_rua_script_refuses_an_unknown_setting(tmp_path):
 
 
 def readme_settings() -> dict[str, str]:
-    """The README configuration table as {variable: default}, defaults without backticks."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+    """docs/configuration.md's settings table as {variable: default}, without backticks."""
+    text = SETTINGS_DOC.read_text(encoding="utf-8")
+    section = text.split("\n## Settings\n", 1)[1]
     rows = re.findall(r"^\| `(RUA_[A-Z0-9_]+)` \| `([^`]*)` \|", section, re.MULTILINE)
     assert len(rows) == len(dict(rows)), "a variable is listed twice"
     return dict(rows)
 
 
 def as_written(value) -> str:
-    """How a default reads in the README table (and as an environment value)."""
+    """How a default reads in the settings table (and as an environment value)."""
     if isinstance(value, bool):
         return "1" if value else "0"
     return '""' if value == "" else str(value)
 
 
-def test_the_readme_table_lists_exactly_the_settings_with_their_defaults():
+def test_the_settings_table_lists_exactly_the_settings_with_their_defaults():
     expected = {PREFIX + f.name.upper(): as_written(f.default) for f in dataclasses.fields(Config)}
     assert readme_settings() == expected
 
