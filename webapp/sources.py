@@ -10,6 +10,7 @@ from webapp.auth import requires
 from webapp.errors import ApiError
 from webapp.memo import remember
 from webapp.paging import envelope
+from webapp.statistics import rate
 
 bp = Blueprint("sources", __name__)
 UNCHECKED = {"status": "unknown", "listed_on": [], "checked_at": None}
@@ -18,7 +19,7 @@ UNCHECKED = {"status": "unknown", "listed_on": [], "checked_at": None}
 def figures(messages, compliant, spf_fail, dkim_fail) -> dict:
     return {"total_messages": messages, "pass": compliant, "fail": messages - compliant,
             "spf_fail": spf_fail, "dkim_fail": dkim_fail,
-            "compliance_rate": round(100.0 * compliant / messages, 2) if messages else 0.0}
+            "compliance_rate": rate(compliant, messages)}
 
 
 def source_row(row, domains: list[str]) -> dict:
