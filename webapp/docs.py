@@ -41,7 +41,6 @@ def _send(name: str) -> Response:
     response = Response(body, content_type=kind)
     response.set_etag(hashlib.sha256(body).hexdigest()[:32])
     response.headers["Content-Security-Policy"] = POLICY
-    response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Cache-Control"] = "public, max-age=3600"
     return response.make_conditional(request)
 
