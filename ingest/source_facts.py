@@ -123,13 +123,12 @@ def _announce(org_id: str, domain: str, day: date, new_ips: list[str]) -> None:
         started = date.fromisoformat(started[:10])
     if started is None or day - started < NEW_SENDER_HISTORY:
         return
-    for ip in new_ips[:NEW_SENDER_EVENTS]:
-        # mark=False: the report's own transaction marks the organization (storing._store).
-        events.raise_event(org_id, "new_sender", f"new_sender:{domain}:{ip}", severity="info",
-                           title=f"New sender {ip} for {domain}",
-                           detail=f"{ip} sent mail as {domain} for the first time in a report "
-                                  f"covering {day.isoformat()}.",
-                           domain=domain, link=f"/sources/{ip}", mark=False)
+    # mark=False: the report's own transaction marks the organization (storing._store).
+    events.raise_events(org_id, "new_sender", [
+        {"dedupe_key": f"new_sender:{domain}:{ip}", "title": f"New sender {ip} for {domain}",
+         "detail": f"{ip} sent mail as {domain} for the first time in a report covering "
+                   f"{day.isoformat()}.", "domain": domain, "link": f"/sources/{ip}"}
+        for ip in new_ips[:NEW_SENDER_EVENTS]], severity="info", mark=False)
 
 
 _FIRST_DAY = sql.Compiled(lambda org, domain: DomainDay

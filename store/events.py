@@ -24,19 +24,31 @@ def raise_event(org_id: str, type_: str, dedupe_key: str, *, severity: str, titl
                 now: datetime | None = None, mark: bool = True) -> bool:
     """Open the event of `dedupe_key` unless one is open already; True when this call opened it.
     mark=False: the caller is the refresh that will show it (snapshotter/alerts.py)."""
+    return bool(raise_events(org_id, type_, [{"dedupe_key": dedupe_key, "title": title,
+                                              "detail": detail, "domain": domain, "link": link}],
+                             severity=severity, now=now, mark=mark))
+
+
+def raise_events(org_id: str, type_: str, raised: list[dict], *, severity: str,
+                 now: datetime | None = None, mark: bool = True) -> int:
+    """raise_event for several conditions of one type (dicts of dedupe_key, title and optional
+    detail, domain, link) in one insert; how many this call opened."""
     now = now or utcnow()
-    event_id = new_ulid()
+    rows = [{"detail": "", "domain": "", "link": None, **each, "id": new_ulid(), "org": org_id,
+             "type": type_, "severity": severity, "title": each["title"][:255],
+             "created_at": now} for each in raised]
+    if not rows:
+        return 0
     with db.atomic():
-        (Event.insert(id=event_id, org=org_id, type=type_, severity=severity, title=title[:255],
-                      detail=detail, domain=domain, link=link, dedupe_key=dedupe_key,
-                      created_at=now)
-         .on_conflict_ignore().execute())
-        opened = Event.select().where(Event.id == event_id).exists()
-        if opened:
-            if mark:
-                mark_dirty(org_id, now)
+        Event.insert_many(rows).on_conflict_ignore().execute()
+        stored = {event_id for (event_id,) in Event.select(Event.id)
+                  .where(Event.id.in_([row["id"] for row in rows])).tuples()}
+        opened = [row["id"] for row in rows if row["id"] in stored]   # in the callers' order
+        if opened and mark:
+            mark_dirty(org_id, now)
+        for event_id in opened:
             outbox.enqueue(org_id, event_id, type_, now)
-    return opened
+    return len(opened)
 
 
 def clear(org_id: str, dedupe_keys: Iterable[str], now: datetime | None = None,
