@@ -14,7 +14,6 @@ from store import db, events
 from store.addresses import SEARCH_LENGTH, ip_key, remember_spellings, search_text
 from store.models import DomainDay, Source, SourceDomain
 
-BATCH = 500
 NEW_SENDER_HISTORY = timedelta(days=7)   # a domain needs this much history before a sender is new
 NEW_SENDER_EVENTS = 10                   # per report at most (its busiest new senders)
 
@@ -23,8 +22,8 @@ def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, t
     """Add one stored report's per-IP sums (a rollups.Tally) to the source facts."""
     rows = [(ip, *sums, *tally.dispositions.get(ip, (0, 0))) for ip, sums in tally.by_ip.items()]
     new = []
-    for start in range(0, len(rows), BATCH):
-        chunk = rows[start:start + BATCH]
+    for start in range(0, len(rows), sql.BATCH):
+        chunk = rows[start:start + sql.BATCH]
         new += _save_domains(org_id, domain, first, last, chunk)
         made = set(new)
         _save_sources(org_id, domain, first, last, chunk, made)
