@@ -46,8 +46,7 @@ def raise_events(org_id: str, type_: str, raised: list[dict], *, severity: str,
         opened = [row["id"] for row in rows if row["id"] in stored]   # in the callers' order
         if opened and mark:
             mark_dirty(org_id, now)
-        for event_id in opened:
-            outbox.enqueue(org_id, event_id, type_, now)
+        outbox.enqueue(org_id, opened, type_, now)
     return len(opened)
 
 

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from store import db, is_postgres
 from store.alert_types import DELIVERABLE
+from store.compiled import BATCH
 from store.ids import new_ulid
 from store.models import Event, NotifyChannel, Outbox
 
@@ -33,17 +34,19 @@ def retry_delay(attempts: int) -> timedelta:
     return min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_RETRY)
 
 
-def enqueue(org_id: str, event_id: str, type_: str, now: datetime) -> int:
-    """Queue the event for each of the organization's channels that wants its type (call it in
-    the event's transaction, so an event is never stored without its deliveries)."""
-    if type_ not in DELIVERABLE:
+def enqueue(org_id: str, event_ids: list[str], type_: str, now: datetime) -> int:
+    """Queue the events for each of the organization's channels that wants their type (call it
+    in the events' transaction, so an event is never stored without its deliveries)."""
+    if type_ not in DELIVERABLE or not event_ids:
         return 0
+    channels = [channel_id for channel_id, types
+                in NotifyChannel.select(NotifyChannel.id, NotifyChannel.types)
+                .where(NotifyChannel.org == org_id).tuples() if wants(types, type_)]
     rows = [{"id": new_ulid(), "event": event_id, "channel": channel_id,
              "webhook_id": f"msg_{new_ulid()}", "next_attempt_at": now, "created_at": now}
-            for channel_id, types in NotifyChannel.select(NotifyChannel.id, NotifyChannel.types)
-            .where(NotifyChannel.org == org_id).tuples() if wants(types, type_)]
-    if rows:
-        Outbox.insert_many(rows).on_conflict_ignore().execute()
+            for event_id in event_ids for channel_id in channels]
+    for start in range(0, len(rows), BATCH):
+        Outbox.insert_many(rows[start:start + BATCH]).on_conflict_ignore().execute()
     return len(rows)
 
 
