@@ -75,7 +75,7 @@ def _record(row, token: str, error: str | None, now, totals: Drained) -> None:
         totals.delivered += 1
         return
     outbox.attempt_failed(row, token, now, error)
-    if row.attempts + 1 >= outbox.MAX_ATTEMPTS:
+    if outbox.gives_up(row.attempts + 1):
         totals.failed += 1
         log.warning("gave up delivering %s to channel %s after %d attempts: %s",
                     row.webhook_id, row.channel_id, row.attempts + 1, error)

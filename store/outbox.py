@@ -34,6 +34,11 @@ def retry_delay(attempts: int) -> timedelta:
     return min(FIRST_RETRY * 2 ** (attempts - 1), LONGEST_RETRY)
 
 
+def gives_up(attempts: int) -> bool:
+    """Whether a row is given up after its `attempts`-th failed attempt."""
+    return attempts >= MAX_ATTEMPTS
+
+
 def enqueue(org_id: str, event_ids: list[str], type_: str, now: datetime) -> int:
     """Queue the events for each of the organization's channels that wants their type (call it
     in the events' transaction, so an event is never stored without its deliveries)."""
@@ -84,7 +89,7 @@ def attempt_failed(row: Outbox, token: str, now: datetime, error: str) -> bool:
     attempts = row.attempts + 1
     changes = {"attempts": attempts, "last_error": error[:500], "claim": None,
                "claimed_until": None}
-    if attempts >= MAX_ATTEMPTS:
+    if gives_up(attempts):
         changes["failed_at"] = now
     else:
         changes["next_attempt_at"] = now + retry_delay(attempts)
