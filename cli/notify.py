@@ -44,9 +44,10 @@ def notify_add(config, org_ref, kind, target, types):
     """Send ORG's deliverable events to a webhook URL or an e-mail ADDRESS.
 
     \b
-    A webhook URL must be https://, or http:// to a loopback address (a receiver on this
-    host); a host that resolves to a private or link-local network is refused unless
-    RUA_WEBHOOK_PRIVATE_NETWORKS=1. The URL is checked now and again before every send.
+    A webhook URL must be https:// to a host whose every address is public (unicast on the
+    internet); private, loopback and link-local ones are refused unless
+    RUA_OUTBOUND_UNSAFE_ALLOW_PRIVATE=1 (a lab's setting, which also allows http:// to a
+    loopback address). The URL is checked now and again before every send.
     """
     wanted = _types(types)
     target = target.strip()

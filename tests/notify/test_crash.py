@@ -30,7 +30,7 @@ RAISE_THEN_HANG = textwrap.dedent("""
 def child(*args: str, config) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
     env.update(RUA_DATABASE_URL=config.database_url, RUA_OFFLINE="1",
-               RUA_LOCK_DIR=config.lock_dir)
+               RUA_LOCK_DIR=config.lock_dir, RUA_OUTBOUND_UNSAFE_ALLOW_PRIVATE="1")
     return subprocess.Popen([sys.executable, *args], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
