@@ -138,3 +138,24 @@ def test_help_explains_signing_retries_and_the_url_rule(rua):
     add = " ".join(" ".join(ok(rua("notify", "add", "--help"))).split())
     assert "loopback" in add and "RUA_OUTBOUND_UNSAFE_ALLOW_PRIVATE" in add
     assert "no_reports" in add
+
+
+def test_list_masks_webhook_query_values(rua, acme, lab):
+    ok(rua("notify", "add", "Acme", "webhook", "http://127.0.0.1:9/in?token=t0psecret&x=1"))
+    [line] = ok(rua("notify", "list"))
+    assert "http://127.0.0.1:9/in?token=***&x=***" in line and "t0psecret" not in line
+
+
+def test_an_smtp_password_never_reaches_the_cli_output(rua, acme, monkeypatch):
+    monkeypatch.setenv("RUA_SMTP_URL", "smtp://alerts:Sup3r/S3cret-pw@mail.example.net")
+    added = rua("notify", "add", "Acme", "email", "ops@example.com")
+    alert(acme)
+    sent = rua("notify", "send")
+    listed = rua("notify", "list")
+    channel_id = NotifyChannel.get().id
+    tested = rua("notify", "test", channel_id)
+    assert "cannot be read" in added.stderr and "cannot be read" in listed.stdout
+    assert tested.exit_code == 1 and "cannot be read" in tested.stderr
+    for result in (added, sent, listed, tested):
+        assert "Sup3r" not in result.output + result.stderr
+        assert "S3cret" not in result.output + result.stderr
