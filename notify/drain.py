@@ -3,16 +3,17 @@
 At least once: a row is marked delivered only after the receiver accepted it, so a crash in
 between sends it again later, with the same webhook-id. Each attempt has one total deadline
 (webhook.py, email.py). A batch's rows are grouped by receiver (a webhook URL, or the SMTP
-server): receivers are sent to at once on a few threads, each receiver's rows one after the
-other, so a slow receiver holds up only its own rows. A receiver that could not be reached is
-not tried again in the same run, and one that takes more than its share of the run keeps its
-remaining rows for the next run. Each result is recorded as soon as it is known, on the
-calling thread (every database write stays there).
+server) and each receiver gets its share of the threads (at least one), so a slow receiver
+holds up only its own rows. A receiver that could not be reached is not tried again in the same
+run, and one still being sent to SHARE_SECONDS after its first send keeps its remaining rows
+for the next run, so the next batch never waits long on it either. Each result is recorded as soon as it is known, on the calling thread (every database
+write stays there).
 """
 from __future__ import annotations
 
 import logging
 import queue
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -26,7 +27,8 @@ from store.models import NotifyChannel, Organization
 log = logging.getLogger("rua.notify")
 BATCH = 50
 THREADS = 8
-# A receiver's share of one batch: after it, its rows not yet started wait for the next run.
+# How long a receiver may keep being sent to in one run, from its first send; its rows not
+# started by then wait for the next run.
 SHARE_SECONDS = 20
 # The longest attempt (email.DEADLINE_SECONDS) and a margin: no send starts that could end
 # after the batch's claim (outbox.LEASE) has run out and another drain may take the row.
@@ -58,7 +60,7 @@ class _Job:
 
 def drain(config, clock=utcnow) -> Drained:
     """Send every due outbox row (rows due again later wait for a later drain)."""
-    totals, names = Drained(), {}
+    totals, names, receivers = Drained(), {}, {}
     with ThreadPoolExecutor(THREADS) as pool:
         while True:
             token, rows = outbox.claim(clock(), BATCH)
@@ -69,8 +71,8 @@ def drain(config, clock=utcnow) -> Drained:
                          message.event_fields(row.event, _org_name(names, row.channel.org_id)))
                     for row in rows]
             done: queue.Queue = queue.Queue()
-            for group in _by_receiver(jobs).values():
-                pool.submit(_send_group, group, config, started, done)
+            for receiver, lane in _lanes(jobs, receivers):
+                pool.submit(_send_lane, receiver, lane, config, started, done)
             for _ in jobs:
                 job, outcome = done.get()
                 _record(job.row, token, outcome, clock(), totals)
@@ -102,29 +104,56 @@ def attempt(channel: NotifyChannel, webhook_id: str, type_: str, data: dict,
     return Outcome()
 
 
-def _by_receiver(jobs: list[_Job]) -> dict[str, list[_Job]]:
-    """The jobs of each receiver, in claim order: a webhook's URL, or the one SMTP server."""
+def _lanes(jobs: list[_Job], receivers: dict) -> list[tuple[_Receiver, list[_Job]]]:
+    """Each receiver's jobs dealt into lanes, one thread each: a receiver gets its share of
+    the pool (at least one lane), so a burst to one receiver still goes out on every thread.
+    `receivers` keeps each receiver's state for the whole run."""
     groups: dict[str, list[_Job]] = {}
     for job in jobs:
         key = job.channel.target if job.channel.kind == "webhook" else "smtp"
         groups.setdefault(key, []).append(job)
-    return groups
+    width = max(1, THREADS // len(groups))
+    lanes = []
+    for key, group in groups.items():
+        receiver = receivers.setdefault(key, _Receiver())
+        lanes += [(receiver, group[lane::width]) for lane in range(min(width, len(group)))]
+    return lanes
 
 
-def _send_group(jobs: list[_Job], config, batch_started: float, done: queue.Queue) -> None:
-    """Send one receiver's jobs in order, putting each (job, outcome) on `done` at once."""
-    started = time.monotonic()
-    unreached = None
+class _Receiver:
+    """A receiver (a webhook URL, or the one SMTP server) during a run: when it was first sent
+    to, and, once an attempt has not reached it, why (its lanes then stop trying)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.started: float | None = None
+        self.unreached: Outcome | None = None
+
+    def start(self) -> float:
+        with self._lock:
+            if self.started is None:
+                self.started = time.monotonic()
+            return self.started
+
+    def note(self, outcome: Outcome) -> None:
+        with self._lock:
+            if self.unreached is None:
+                self.unreached = outcome
+
+
+def _send_lane(receiver: _Receiver, jobs: list[_Job], config, batch_started: float,
+               done: queue.Queue) -> None:
+    """Send one lane's jobs in order, putting each (job, outcome) on `done` at once."""
     for job in jobs:
-        if unreached is not None:
-            outcome = Outcome(f"{unreached.error} (not tried again in the same run)",
+        if receiver.unreached is not None:
+            outcome = Outcome(f"{receiver.unreached.error} (not tried again in the same run)",
                               not_reached=True)
-        elif not _may_start(started, batch_started):
+        elif not _may_start(receiver.start(), batch_started):
             outcome = Outcome(deferred=True)
         else:
             outcome = _attempt(job, config)
-        if outcome.not_reached and unreached is None:
-            unreached = outcome
+            if outcome.not_reached:
+                receiver.note(outcome)
         done.put((job, outcome))
 
 
@@ -136,10 +165,10 @@ def _attempt(job: _Job, config) -> Outcome:
         return Outcome("rua could not send it (see rua's log)")
 
 
-def _may_start(group_started: float, batch_started: float) -> bool:
+def _may_start(receiver_started: float, batch_started: float) -> bool:
     now = time.monotonic()
     lease_left = outbox.LEASE.total_seconds() - (now - batch_started)
-    return now - group_started < SHARE_SECONDS and lease_left > LEASE_MARGIN_SECONDS
+    return now - receiver_started < SHARE_SECONDS and lease_left > LEASE_MARGIN_SECONDS
 
 
 def _record(row, token: str, outcome: Outcome, now, totals: Drained) -> None:

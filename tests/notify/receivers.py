@@ -92,11 +92,10 @@ class _Handler(BaseHTTPRequestHandler):
 class Trickler:
     """A TCP server on 127.0.0.1 that answers each connection with `payload`, one byte every
     `interval` seconds, whatever it is sent: slow enough that no single read times out, so
-    only a deadline on the whole attempt ends it. `connections` counts who came."""
+    only a deadline on the whole attempt ends it."""
 
     def __init__(self, payload: bytes, interval: float):
         self.payload, self.interval = payload, interval
-        self.connections = 0
         self._stopped = threading.Event()
         self._sock = socket.socket()
 
@@ -120,7 +119,6 @@ class Trickler:
                 connection, _ = self._sock.accept()
             except OSError:
                 return
-            self.connections += 1
             threading.Thread(target=self._trickle, args=(connection,), daemon=True).start()
 
     def _trickle(self, connection: socket.socket) -> None:
