@@ -57,10 +57,11 @@ class Config:
     imap_ca_file: str = ""
     maildir: str = ""
     fetch_interval: int = 5
-    # Alerts: e-mail channels' server (smtp[s]://user:password@host:port?from=ADDRESS), and
-    # whether webhook URLs may resolve to private networks (notify/targets.py).
+    # Alerts: e-mail channels' server (smtp[s]://user:password@host:port?from=ADDRESS).
     smtp_url: str = field(default="", repr=False)    # may hold a password
-    webhook_private_networks: bool = False
+    # For labs and tests only: lets rua connect to private, loopback and link-local addresses
+    # that reports, DNS answers and webhook URLs name (guard/addresses.py).
+    outbound_unsafe_allow_private: bool = False
 
     @classmethod
     def from_env(cls, environ) -> "Config":

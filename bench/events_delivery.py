@@ -5,16 +5,22 @@ with the standardwebhooks package (a process of its own, so it takes no CPU from
 The floor, in alternating rounds: the same number of signed POSTs to the same receiver on the
 same number of threads, with no store at all; the ratio is what the outbox's claims and
 bookkeeping cost on top of sending. Goal: 1,000 deliveries in under 20 s.
-Run: .venv/bin/python bench/events_delivery.py [--events 1000] [--rounds 3] [--database URL]
+
+With --slow, one more drain after the rounds: each event also goes to a second channel whose
+receiver trickles its answer a byte a second (issue 24). The figure to read is that drain's time
+beside the rounds': a slow receiver costs one attempt's deadline, not one per row.
+Run: .venv/bin/python bench/events_delivery.py [--events 1000] [--rounds 3] [--slow] [--database URL]
 """
 from __future__ import annotations
 
 import argparse
 import pathlib
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -82,7 +88,7 @@ def floor(url: str, secret: str, count: int) -> float:
             "severity": "info", "title": "New sender 192.0.2.1", "detail": "",
             "domain": "example.com", "link": "/sources/192.0.2.1", "acknowledged": False,
             "created_at": utcnow(), "organization": "bench"}
-    config = Config(offline=True)
+    config = Config(offline=True, outbound_unsafe_allow_private=True)    # 127.0.0.1: a lab
 
     def post(_):
         now = utcnow()
@@ -99,10 +105,12 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--database", default="", help="a store URL (default: a temporary SQLite)")
+    parser.add_argument("--slow", action="store_true",
+                        help="one more drain with a trickling receiver beside (see above)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = args.database or f"sqlite:///{tmp}/bench.db"
-        config = Config(database_url=url, offline=True)
+        config = Config(database_url=url, offline=True, outbound_unsafe_allow_private=True)
         database = open_db(url)
         secret = webhook.new_secret()
         receiver = subprocess.Popen([sys.executable, "-c", RECEIVER, secret],
@@ -115,6 +123,8 @@ def main() -> None:
                 org = Organization.create(name=f"bench-{new_ulid()}")
                 channels.add(org.id, "webhook", hook, None, secret=secret)
                 rounds(args, config, org.id, hook, counter, secret)
+                if args.slow:
+                    slow_round(args, config, org.id, counter)
         finally:
             receiver.terminate()
             receiver.wait()
@@ -140,6 +150,44 @@ def rounds(args, config, org_id: str, hook: str, counter: str, secret: str) -> N
           f"{statistics.median(floors):.2f} s; ratio {statistics.median(ratios):.2f} "
           f"({min(ratios):.2f}-{max(ratios):.2f}); queueing them with their events "
           f"{statistics.median(queued):.2f} s")
+
+
+def slow_round(args, config, org_id: str, counter: str) -> None:
+    """One drain with a second channel to a receiver that answers a byte a second."""
+    trickler = socket.create_server(("127.0.0.1", 0), backlog=64)
+    threading.Thread(target=_trickle_all, args=(trickler,), daemon=True).start()
+    slow_hook = f"http://127.0.0.1:{trickler.getsockname()[1]}/slow"
+    channels.add(org_id, "webhook", slow_hook, None, secret=webhook.new_secret())
+    queue(org_id, args.events)
+    before = received(counter)[0]
+    started = time.perf_counter()
+    result = drain_module.drain(config)
+    elapsed = time.perf_counter() - started
+    print(f"with a receiver trickling a byte a second beside: drain {elapsed:.2f} s; fast "
+          f"receiver got {received(counter)[0] - before} of {args.events}; slow one: "
+          f"{result.retried} to retry, {result.deferred} left for the next run "
+          f"(attempt deadline {webhook.DEADLINE_SECONDS} s)")
+    trickler.close()
+
+
+def _trickle_all(server: socket.socket) -> None:
+    answer = b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nX-Pad: " + b"x" * 600
+    while True:
+        try:
+            connection, _ = server.accept()
+        except OSError:
+            return
+        threading.Thread(target=_trickle, args=(connection, answer), daemon=True).start()
+
+
+def _trickle(connection: socket.socket, answer: bytes) -> None:
+    with connection:
+        for byte in answer:
+            time.sleep(1)
+            try:
+                connection.sendall(bytes([byte]))
+            except OSError:
+                return
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from cli.common import echo_err, fail
 from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store
+from guard.shown import masked
 from notify import email, targets, webhook
 from notify.drain import drain, send_test
 from store import channels, outbox
@@ -44,9 +45,10 @@ def notify_add(config, org_ref, kind, target, types):
     """Send ORG's deliverable events to a webhook URL or an e-mail ADDRESS.
 
     \b
-    A webhook URL must be https://, or http:// to a loopback address (a receiver on this
-    host); a host that resolves to a private or link-local network is refused unless
-    RUA_WEBHOOK_PRIVATE_NETWORKS=1. The URL is checked now and again before every send.
+    A webhook URL must be https:// to a host whose every address is public (unicast on the
+    internet); private, loopback and link-local ones are refused unless
+    RUA_OUTBOUND_UNSAFE_ALLOW_PRIVATE=1 (a lab's setting, which also allows http:// to a
+    loopback address). The URL is checked now and again before every send.
     """
     wanted = _types(types)
     target = target.strip()
@@ -108,9 +110,9 @@ def notify_test(config, channel_id):
             fail(f"no channel {channel_id}")
         error = send_test(row, config)
     if error:
-        echo_err(f"rua: test message to {row.target} failed: {error}")
+        echo_err(f"rua: test message to {_target(row)} failed: {error}")
         raise SystemExit(1)
-    click.echo(f"test message accepted by {row.target}")
+    click.echo(f"test message accepted by {_target(row)}")
 
 
 @notify.command("send")
@@ -119,8 +121,11 @@ def notify_send(config):
     """Send every due delivery now (the scheduler does this every minute)."""
     with open_store(config):
         result = drain(config)
+    deferred = ""
+    if result.deferred:
+        deferred = f", {result.deferred} left for the next run (their receiver was slow)"
     click.echo(f"delivered {result.delivered}, to retry {result.retried}, "
-               f"given up {result.failed}")
+               f"given up {result.failed}{deferred}")
 
 
 def _types(text: str) -> list[str] | None:
@@ -146,7 +151,7 @@ def _show(state: channels.ChannelState, given_up: list) -> None:
     channel = state.channel
     types = ",".join(channel.types) if channel.types else "all deliverable"
     last = _moment(state.last_delivered_at)
-    click.echo(f"{channel.id}  {state.org_name}  {channel.kind}  {channel.target}  [{types}]  "
+    click.echo(f"{channel.id}  {state.org_name}  {channel.kind}  {_target(channel)}  [{types}]  "
                f"pending {state.pending}, delivered {state.delivered} (last {last}), "
                f"failed {state.failed}")
     if state.last_error and (state.pending or given_up):
@@ -156,6 +161,11 @@ def _show(state: channels.ChannelState, given_up: list) -> None:
                    f"{_moment(row.failed_at)}: {row.last_error}")
     if len(given_up) < state.failed:
         click.echo(f"    … and {state.failed - len(given_up)} more given up")
+
+
+def _target(channel) -> str:
+    """A webhook URL with its query values masked (they are often tokens); an address whole."""
+    return masked(channel.target, query=True)
 
 
 def _moment(value) -> str:

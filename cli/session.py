@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from urllib.parse import urlsplit, urlunsplit
 
 from peewee import InterfaceError, OperationalError, SqliteDatabase
 
 from cli.common import fail
+from guard.shown import masked
 from store import open_db
 from store.migrations import current_version, latest_version
 
@@ -18,11 +18,7 @@ UNREACHABLE = (OperationalError, InterfaceError)
 
 def redacted(url: str) -> str:
     """The database URL with any password replaced, fit for an error message."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+    return masked(url)
 
 
 @contextlib.contextmanager

@@ -36,8 +36,8 @@ class DomainCheck:
 
 
 def check_domain(lookup: Lookup, domain: str, *, selectors: list[str], report_address: str,
-                 mta_sts_port: int = 443, now: datetime | None = None,
-                 pool: Executor | None = None) -> DomainCheck:
+                 mta_sts_port: int = 443, allow_private: bool = False,
+                 now: datetime | None = None, pool: Executor | None = None) -> DomainCheck:
     """Check every kind of `domain` concurrently (on `pool` when given, which a run of many
     domains shares); BIMI, which weighs the DMARC policy, after it."""
     checked_at = now or utcnow()
@@ -45,7 +45,8 @@ def check_domain(lookup: Lookup, domain: str, *, selectors: list[str], report_ad
         "dmarc": lambda: dmarc.check(lookup, domain),
         "spf": lambda: spf.check(lookup, domain),
         "dkim": lambda: dkim.check(lookup, domain, selectors),
-        "mta_sts": lambda: mta_sts.check(lookup, domain, port=mta_sts_port),
+        "mta_sts": lambda: mta_sts.check(lookup, domain, port=mta_sts_port,
+                                         allow_private=allow_private),
         "tls_rpt": lambda: tls_rpt.check(lookup, domain),
         "dane": lambda: dane.check(lookup, domain),
         # Asked now so BIMI's own check finds it answered: a dead nameserver then costs its

@@ -102,7 +102,9 @@ def run(config, items: list[Target], *, now: datetime | None = None,
 def _check(lookup, config, item: Target, now, kinds):
     return check_domain(lookup, item.name, selectors=list(item.selectors),
                         report_address=config.report_address,
-                        mta_sts_port=config.mta_sts_port, now=now or utcnow(), pool=kinds)
+                        mta_sts_port=config.mta_sts_port,
+                        allow_private=config.outbound_unsafe_allow_private,
+                        now=now or utcnow(), pool=kinds)
 
 
 def _collect(future, item: Target, result: Run, config, store: bool) -> None:

@@ -171,7 +171,8 @@ def _cover_verdict(domain, policy: Policy, mx: Answer | None, cta, facts) -> Ver
                        f"(policy id {facts['id']}, cached {policy.max_age} s).", facts=facts)
 
 
-def check(lookup, domain: str, *, port: int = 443, timeout: float | None = None) -> Verdict:
+def check(lookup, domain: str, *, port: int = 443, timeout: float | None = None,
+          allow_private: bool = False) -> Verdict:
     """Look up the record; when it is sound, fetch the policy and the MX hosts it must cover."""
     txt = lookup.txt(f"_mta-sts.{domain}")
     outcome, records = tagged.pick(txt, "STSv1")
@@ -183,6 +184,6 @@ def check(lookup, domain: str, *, port: int = 443, timeout: float | None = None)
         return verdict(domain, txt, None, None)
     seconds = timeout if timeout is not None else 2 * lookup.timeout
     found = gather({"policy": lambda: fetch(lookup, f"mta-sts.{domain}", port=port,
-                                            timeout=seconds),
+                                            timeout=seconds, allow_private=allow_private),
                     "mx": lambda: lookup.query(domain, "MX")})
     return verdict(domain, txt, found["policy"], found["mx"])

@@ -1,19 +1,26 @@
-"""One HTTPS GET of an MTA-STS policy: to the address our resolver gave, verified for the name."""
+"""One HTTPS GET of an MTA-STS policy: to an address our resolver gave, judged by the outbound
+rule (guard/), verified for the name, within one total deadline.
+
+The policy host's name comes from a report (anyone can mail one), so whatever went wrong on the
+network is stored as one sentence that names no address, port or failure: otherwise the
+domain's health and its events would read back which ports answer inside rua's network.
+"""
 from __future__ import annotations
 
-import contextlib
 import http.client
-import socket
+import logging
 import ssl
-import threading
 from dataclasses import dataclass
 
 from dnscheck.resolver import gather
+from guard.connect import Deadline, Unreachable, http_connection
 
 PATH = "/.well-known/mta-sts.txt"
 MAX_BYTES = 64 * 1024
-# Two addresses at most, so an unreachable host costs two timeouts, not one per record.
+# Two addresses at most, so an unreachable host costs two connect attempts, not one per record.
 MAX_ADDRESSES = 2
+NOT_REACHED = "its host could not be reached over HTTPS"
+log = logging.getLogger("rua.dnscheck")
 
 
 @dataclass(frozen=True)
@@ -28,7 +35,8 @@ class Fetched:
     unknown: bool = False  # DNS could not tell the host's address: nothing was asked
 
 
-def fetch(lookup, host: str, *, port: int, timeout: float) -> Fetched:
+def fetch(lookup, host: str, *, port: int, timeout: float,
+          allow_private: bool = False) -> Fetched:
     """GET https://<host>:<port>/.well-known/mta-sts.txt, redirects not followed, body capped."""
     answers = gather({"A": lambda: lookup.query(host, "A"),
                       "AAAA": lambda: lookup.query(host, "AAAA")})
@@ -39,32 +47,24 @@ def fetch(lookup, host: str, *, port: int, timeout: float) -> Fetched:
             return Fetched(unknown=True, problem=f"DNS could not tell the address of {host} "
                                                  f"({unknown[0]})")
         return Fetched(problem=f"{host} has no A or AAAA record")
-    fetched = Fetched()
-    for address in addresses[:MAX_ADDRESSES]:
+    with Deadline(timeout) as deadline:
+        connection = http_connection("https", host, port, addresses[:MAX_ADDRESSES],
+                                     allow_private=allow_private, deadline=deadline)
         try:
-            return _get(host, address, port, timeout)
-        except _ConnectFailed as failure:
-            fetched = Fetched(problem=f"could not connect to {address} port {port} ({failure})")
-    return fetched
+            return _exchange(connection, deadline)
+        except _TooLarge:
+            return Fetched(problem=f"the policy is larger than {MAX_BYTES // 1024} KiB")
+        except ssl.SSLCertVerificationError as failure:
+            return Fetched(problem=f"its certificate is not valid for {host} "
+                                   f"({failure.verify_message})")
+        except (Unreachable, OSError, http.client.HTTPException) as failure:
+            log.info("MTA-STS policy of %s not fetched: %s", host, _detail(failure, deadline))
+            return Fetched(problem=NOT_REACHED)
+        finally:
+            connection.close()
 
 
-def _get(host: str, address: str, port: int, timeout: float) -> Fetched:
-    """One exchange, cut off by a watchdog at `timeout` however slowly the server trickles."""
-    connection = _PinnedHTTPS(host, address, port, timeout)
-    watchdog = threading.Timer(timeout, connection.cut)
-    watchdog.start()
-    try:
-        return _exchange(connection)
-    except _TooLarge:
-        return Fetched(problem=f"the policy is larger than {MAX_BYTES // 1024} KiB")
-    except (OSError, http.client.HTTPException) as failure:
-        return Fetched(problem=_failure(failure, connection.cut_off, host, timeout))
-    finally:
-        watchdog.cancel()
-        connection.close()
-
-
-def _exchange(connection: "_PinnedHTTPS") -> Fetched:
+def _exchange(connection: http.client.HTTPSConnection, deadline: Deadline) -> Fetched:
     connection.request("GET", PATH, headers={"Accept": "text/plain",
                                              "User-Agent": "rua-dnscheck"})
     response = connection.getresponse()
@@ -72,7 +72,7 @@ def _exchange(connection: "_PinnedHTTPS") -> Fetched:
         body = _read_capped(response) if response.status == 200 else b""
     finally:
         response.close()
-    if connection.cut_off:  # what came before the cut may be a truncated body
+    if deadline.expired:  # what came before the cut may be a truncated body
         raise TimeoutError
     return Fetched(status=response.status, content_type=response.getheader("Content-Type", ""),
                    location=response.getheader("Location", ""), body=body)
@@ -90,55 +90,12 @@ def _read_capped(response) -> bytes:
     return bytes(body)
 
 
-def _failure(failure: Exception, cut_off: bool, host: str, timeout: float) -> str:
-    if cut_off or isinstance(failure, TimeoutError):
-        return f"{host} did not answer within {timeout:g} s"
-    if isinstance(failure, ssl.SSLCertVerificationError):
-        return f"its certificate is not valid for {host} ({failure.verify_message})"
-    if isinstance(failure, ssl.SSLError):
-        return f"the TLS handshake with {host} failed ({failure.reason})"
-    return f"{host} broke off the HTTPS exchange ({type(failure).__name__})"
+def _detail(failure: Exception, deadline: Deadline) -> str:
+    """What happened, for the operator's log (never stored or shown)."""
+    if deadline.expired:
+        return f"no answer within {deadline.seconds:g} s"
+    return str(failure) or type(failure).__name__
 
 
 class _TooLarge(Exception):
     pass
-
-
-class _ConnectFailed(Exception):
-    pass
-
-
-class _PinnedHTTPS(http.client.HTTPSConnection):
-    """HTTPS for `host` (SNI, certificate name, Host header) over TCP to `address`.
-
-    The default context verifies the chain and the name; it honours SSL_CERT_FILE."""
-
-    def __init__(self, host: str, address: str, port: int, timeout: float):
-        self._address = address
-        self._tls = ssl.create_default_context()
-        self._tls_sock = None
-        self.cut_off = False
-        super().__init__(host, port, timeout=timeout, context=self._tls)
-
-    def cut(self):
-        """The watchdog's end of the exchange: a read blocked in the other thread returns."""
-        self.cut_off = True
-        if self._tls_sock is not None:
-            with contextlib.suppress(OSError):
-                # The plain socket's shutdown: the TLS object stays with the reading thread.
-                socket.socket.shutdown(self._tls_sock, socket.SHUT_RDWR)
-
-    def connect(self):
-        try:
-            raw = socket.create_connection((self._address, self.port), self.timeout)
-        except TimeoutError:
-            raise _ConnectFailed("timed out") from None
-        except OSError as failure:
-            raise _ConnectFailed(failure.strerror or type(failure).__name__) from None
-        try:
-            self.sock = self._tls_sock = self._tls.wrap_socket(raw, server_hostname=self.host)
-        except BaseException:
-            raw.close()
-            raise
-        if self.cut_off:
-            raise TimeoutError

@@ -29,17 +29,16 @@ def parse_url(url: str) -> Mailbox:
         raise IntakeError("RUA_IMAP_URL is not set (e.g. imaps://dmarc@mail.example.net/INBOX)")
     parts = urlsplit(url)
     if parts.scheme not in ("imaps", "imap"):
-        raise IntakeError(f"RUA_IMAP_URL must start with imaps:// or imap://, not {url!r}")
+        raise IntakeError("RUA_IMAP_URL must start with imaps:// or imap://")
     if parts.password is not None:
         raise IntakeError("RUA_IMAP_URL holds a password: put it in RUA_IMAP_PASSWORD_FILE "
                           "or RUA_IMAP_PASSWORD instead")
     try:
         port = parts.port
     except ValueError:
-        raise IntakeError(f"RUA_IMAP_URL has an invalid port: {url!r}") from None
+        raise IntakeError("RUA_IMAP_URL has an invalid port") from None
     if not parts.hostname or not parts.username:
-        raise IntakeError(f"RUA_IMAP_URL needs a user and a host (imaps://user@host/INBOX), "
-                          f"not {url!r}")
+        raise IntakeError("RUA_IMAP_URL needs a user and a host (imaps://user@host/INBOX)")
     implicit = parts.scheme == "imaps"
     return Mailbox(implicit_tls=implicit, host=parts.hostname,
                    port=port or (993 if implicit else 143), user=unquote(parts.username),

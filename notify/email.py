@@ -19,9 +19,14 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from notify import DeliveryError
+from guard.connect import Deadline, Unreachable
+from notify import DeliveryError, NotReached
 
-TIMEOUT_SECONDS = 20
+# The whole attempt (connect, TLS, login, send) ends by then, however slowly the server talks.
+DEADLINE_SECONDS = 20
+UNREADABLE = ("RUA_SMTP_URL cannot be read: it must be smtp://[user:password@]host[:port]"
+              "[?from=ADDRESS] or smtps://…, with any '/', '?', '#', '@' or ':' in the user "
+              "name or password written %-encoded (%2F, %3F, %23, %40, %3A)")
 # One address, no display name: what `rua notify add ORG email` accepts and what is sent to.
 ADDRESS = re.compile(r"[^@\s<>(),;:\"\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
 
@@ -41,22 +46,24 @@ def valid_address(address: str) -> bool:
 
 
 def parse_url(url: str) -> Smtp:
-    """The settings in RUA_SMTP_URL; ValueError saying what is wrong."""
+    """The settings in RUA_SMTP_URL; ValueError saying what is wrong, never echoing the URL's
+    parts (a password with an unencoded '/' would be read as a port or a path)."""
     if not url:
         raise ValueError("RUA_SMTP_URL is not set: e-mail channels need an SMTP server")
     try:
         parts = urlsplit(url)
         port = parts.port
-    except ValueError as exc:
-        raise ValueError(f"RUA_SMTP_URL is not a URL: {exc}") from None
+    except ValueError:
+        port, parts = None, None
+    if parts is None or parts.path not in ("", "/") or parts.fragment:
+        raise ValueError(UNREADABLE)
     if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
-        raise ValueError("RUA_SMTP_URL must be smtp://[user:password@]host[:port][?from=ADDRESS] "
-                         "or smtps://…")
+        raise ValueError(UNREADABLE)
     username, password = unquote(parts.username or ""), unquote(parts.password or "")
     sender = parse_qs(parts.query).get("from", [""])[0]
     sender = sender or (username if valid_address(username) else f"rua@{socket.getfqdn()}")
     if not valid_address(sender):
-        raise ValueError(f"RUA_SMTP_URL's sender {sender!r} is not an e-mail address")
+        raise ValueError("RUA_SMTP_URL's from= is not an e-mail address")
     implicit = parts.scheme == "smtps"
     return Smtp(implicit, parts.hostname, port or (465 if implicit else 587), username,
                 password, sender)
@@ -73,19 +80,58 @@ def compose(smtp: Smtp, to: str, subject: str, text: str, message_id: str,
 
 
 def send(smtp: Smtp, message: EmailMessage) -> None:
-    """Hand the message to the server once; DeliveryError when it is not accepted."""
+    """Hand the message to the server once; DeliveryError when it is not accepted (NotReached
+    when no exchange took place, the deadline included)."""
     context = ssl.create_default_context()
-    try:
-        if smtp.implicit_tls:
-            client = smtplib.SMTP_SSL(smtp.host, smtp.port, timeout=TIMEOUT_SECONDS,
-                                      context=context)
-        else:
-            client = smtplib.SMTP(smtp.host, smtp.port, timeout=TIMEOUT_SECONDS)
-        with client:
-            _secure_and_log_in(client, smtp, context)
-            client.send_message(message)
-    except (OSError, smtplib.SMTPException) as exc:
-        raise DeliveryError(f"SMTP {smtp.host}:{smtp.port}: {type(exc).__name__}: {exc}") from None
+    with Deadline(DEADLINE_SECONDS) as deadline:
+        try:
+            if smtp.implicit_tls:
+                client = _WatchedSMTPS(deadline, smtp.host, smtp.port, context=context)
+            else:
+                client = _WatchedSMTP(deadline, smtp.host, smtp.port)
+            with client:
+                _secure_and_log_in(client, smtp, context)
+                client.send_message(message)
+        except smtplib.SMTPException as exc:
+            if deadline.expired:    # the watchdog's cut reads as the server hanging up
+                raise NotReached(_late(smtp)) from None
+            raise DeliveryError(f"SMTP {smtp.host}:{smtp.port}: {type(exc).__name__}: "
+                                f"{_without(exc, smtp.password)}") from None
+        except (OSError, Unreachable) as exc:
+            if deadline.expired:
+                raise NotReached(_late(smtp)) from None
+            raise NotReached(f"SMTP {smtp.host}:{smtp.port}: {type(exc).__name__}") from None
+
+
+def _late(smtp: Smtp) -> str:
+    return f"SMTP {smtp.host}:{smtp.port}: no answer within {DEADLINE_SECONDS} s"
+
+
+def _without(exc: Exception, password: str) -> str:
+    """The server's complaint, with the password cut out should a server echo it back."""
+    text = str(exc)
+    return text.replace(password, "***") if password else text
+
+
+class _WatchedSMTP(smtplib.SMTP):
+    """smtplib's client whose connection the deadline's watchdog shuts when time is up."""
+
+    def __init__(self, deadline: Deadline, host: str, port: int, **options):
+        self._deadline = deadline
+        super().__init__(host, port, timeout=deadline.left(), **options)
+
+    def _get_socket(self, host, port, timeout):
+        sock = super()._get_socket(host, port, self._deadline.left())
+        self._deadline.watch(sock)
+        return sock
+
+
+class _WatchedSMTPS(smtplib.SMTP_SSL, _WatchedSMTP):
+    """Implicit TLS: SMTP_SSL wraps the socket _WatchedSMTP opened (and watches)."""
+
+    def __init__(self, deadline: Deadline, host: str, port: int, *, context: ssl.SSLContext):
+        self._deadline = deadline       # SMTP_SSL calls SMTP.__init__ itself, not ours
+        smtplib.SMTP_SSL.__init__(self, host, port, timeout=deadline.left(), context=context)
 
 
 def _secure_and_log_in(client: smtplib.SMTP, smtp: Smtp, context: ssl.SSLContext) -> None:

@@ -15,6 +15,8 @@ from urllib.parse import parse_qsl, urlparse
 from peewee import DatabaseProxy, SqliteDatabase
 from playhouse.pool import PooledPostgresqlDatabase
 
+from guard.shown import masked
+
 db = DatabaseProxy()
 meter = DatabaseProxy()
 
@@ -69,13 +71,35 @@ def make_database(url: str):
     if parsed.scheme in ("postgres", "postgresql", "postgres+pool", "postgresql+pool"):
         options = dict(parse_qsl(parsed.query))
         return PooledPostgresqlDatabase(
-            (parsed.path or "/").lstrip("/") or "postgres",
+            _database_name(parsed),
             user=parsed.username, password=parsed.password,
-            host=parsed.hostname, port=parsed.port or 5432,
+            host=parsed.hostname, port=_port(parsed),
             max_connections=int(options.pop("max_connections", 32)),
             stale_timeout=300, timeout=10, autoconnect=False,
             connect_timeout=int(options.pop("connect_timeout", 5)), **options)
-    raise ValueError(f"unsupported database URL {url!r}: use sqlite:///PATH or postgresql://…")
+    raise ValueError(f"unsupported database URL {masked(url)}: use sqlite:///PATH or "
+                     "postgresql://…")
+
+
+# Said instead of urllib's complaint, which quotes the part it could not read: with an unencoded
+# '/' in the password, that part is the password.
+UNREADABLE_URL = ("the database URL cannot be read: write postgresql://user:password@host:port/"
+                  "name, with any '/', '?', '#', '@' or ':' in the password %-encoded "
+                  "(%2F, %3F, %23, %40, %3A)")
+
+
+def _port(parsed) -> int:
+    try:
+        return parsed.port or 5432
+    except ValueError:
+        raise ValueError(UNREADABLE_URL) from None
+
+
+def _database_name(parsed) -> str:
+    name = (parsed.path or "/").lstrip("/") or "postgres"
+    if "/" in name or "@" in name:      # a password's tail read as the path
+        raise ValueError(UNREADABLE_URL)
+    return name
 
 
 class PrivateSqliteDatabase(SqliteDatabase):

@@ -20,7 +20,8 @@ from store.models import Event, NotifyChannel, Outbox
 MAX_ATTEMPTS = 12
 FIRST_RETRY = timedelta(minutes=1)
 LONGEST_RETRY = timedelta(hours=6)
-# Longer than a claimed batch takes to send (notify/drain.py: its timeouts and threads).
+# Longer than a claimed batch takes to send: notify/drain.py starts no attempt that could
+# end after it.
 LEASE = timedelta(minutes=5)
 
 
@@ -81,6 +82,12 @@ def delivered(row_id: str, token: str, now: datetime) -> bool:
     """Record a delivery; False when the claim had expired and another drain took the row."""
     return bool(Outbox.update(delivered_at=now, attempts=Outbox.attempts + 1, last_error="",
                               claim=None, claimed_until=None)
+                .where(Outbox.id == row_id, Outbox.claim == token).execute())
+
+
+def defer(row_id: str, token: str, due: datetime) -> bool:
+    """Hand a claimed row back untried, due again at `due` (its attempts unchanged)."""
+    return bool(Outbox.update(next_attempt_at=due, claim=None, claimed_until=None)
                 .where(Outbox.id == row_id, Outbox.claim == token).execute())
 
 

@@ -22,6 +22,27 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+@contextlib.contextmanager
+def listening(address: str):
+    """A TCP socket listening on `address` (a free port) that never answers: with arrived(),
+    a test tells whether anything tried to connect, without waiting on a clock."""
+    with socket.socket() as sock:
+        sock.bind((address, 0))
+        sock.listen(8)
+        sock.setblocking(False)
+        yield sock
+
+
+def arrived(sock: socket.socket) -> bool:
+    """Whether a connection is waiting on a listening() socket (taken and closed if so)."""
+    try:
+        connection, _ = sock.accept()
+    except BlockingIOError:
+        return False
+    connection.close()
+    return True
+
+
 def gunicorn_env(config, **extra) -> dict:
     """The environment less every RUA_* name, then the test's store and these settings."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}

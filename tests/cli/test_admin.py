@@ -74,6 +74,24 @@ def test_an_unreachable_server_is_one_line_not_a_traceback(rua):
     assert "secret" not in result.stderr
 
 
+@pytest.mark.parametrize("url", [
+    "postgresql://rua:Sup3r/S3cret@127.0.0.1:1/rua",       # the '/' makes 'Sup3r' a "port"
+    "postgresql://rua:25/S3cret@127.0.0.1:1/rua",          # ... here a port and a path
+    "postgresql://rua:Sup3r#S3cret@127.0.0.1:1/rua",
+    "mysql://rua:Sup3r/S3cret@127.0.0.1/rua",
+])
+def test_a_database_password_is_never_printed_whatever_it_holds(rua, url):
+    result = rua("org", "list", url=url)
+    assert result.exit_code != 0
+    assert "Sup3r" not in result.output + result.stderr
+    assert "S3cret" not in result.output + result.stderr
+
+
+def test_redacted_masks_a_password_with_a_slash():
+    from cli.session import redacted
+    assert redacted("postgresql://rua:Sup3r/S3cret@db:5432/rua") == "postgresql://rua:***@db:5432/rua"
+
+
 def test_a_sqlite_path_that_cannot_be_made_is_one_line(rua, tmp_path):
     (tmp_path / "plain-file").write_text("")
     assert_refused(rua("init", url=f"sqlite:///{tmp_path}/plain-file/rua.db"), "cannot use")

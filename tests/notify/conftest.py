@@ -27,6 +27,12 @@ class Clock:
 
 
 @pytest.fixture
+def config(config):
+    """The receivers here listen on 127.0.0.1: a lab, so private addresses are allowed."""
+    return config.replace(outbound_unsafe_allow_private=True)
+
+
+@pytest.fixture
 def clock():
     return Clock()
 

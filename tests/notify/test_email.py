@@ -108,7 +108,7 @@ def test_smtp_urls_are_read(url, settings):
 
 @pytest.mark.parametrize("url, complaint", [
     ("", "not set"), ("http://mail.example.net", "must be smtp://"),
-    ("smtp://mail.example.net:99999", "not a URL"),
+    ("smtp://mail.example.net:99999", "cannot be read"),
     ("smtp://mail.example.net?from=nobody", "is not an e-mail address"),
 ])
 def test_bad_smtp_urls_say_what_is_wrong(url, complaint):
@@ -123,3 +123,27 @@ def test_bad_smtp_urls_say_what_is_wrong(url, complaint):
 ])
 def test_channel_addresses_are_one_plain_address(address, valid):
     assert mail.valid_address(address) is valid
+
+
+@pytest.mark.parametrize("url", [
+    "smtp://alerts:Sup3r/S3cret-pw@mail.example.net",     # the '/' makes 'Sup3r' a "port"
+    "smtp://alerts:25/S3cret-pw@mail.example.net",        # ... and here a port and a path
+    "smtps://alerts:Sup3r#S3cret@mail.example.net",
+    "smtp://alerts:Sup3r?S3cret@mail.example.net",
+])
+def test_a_url_that_cannot_be_read_is_reported_without_its_parts(url):
+    with pytest.raises(ValueError, match="cannot be read") as refused:
+        mail.parse_url(url)
+    assert "Sup3r" not in str(refused.value) and "S3cret" not in str(refused.value)
+
+
+def test_a_password_with_a_slash_never_reaches_the_stored_error_or_the_log(
+        org, mailbox, clock, config, caplog):
+    config = config.replace(smtp_url="smtp://alerts:Sup3r/S3cret-pw@mail.example.net")
+    raise_alert(org)
+    with caplog.at_level("INFO", logger="rua.notify"):
+        assert drain(config, clock).retried == 1
+    error = Outbox.get().last_error
+    assert error.startswith("RUA_SMTP_URL cannot be read")
+    for text in (error, caplog.text):
+        assert "Sup3r" not in text and "S3cret" not in text

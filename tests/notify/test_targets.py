@@ -1,15 +1,15 @@
-"""The webhook URL rule: https, or http to loopback; no private or link-local network unless
-RUA_WEBHOOK_PRIVATE_NETWORKS; names resolved by the configured resolver, offline not at all."""
+"""The webhook URL rule: https to public addresses; private ones and http to loopback only with
+RUA_OUTBOUND_UNSAFE_ALLOW_PRIVATE; names resolved by the system's resolver, offline not at all."""
 from __future__ import annotations
 
 import pytest
 
-from notify import targets
+from notify import targets, webhook
 from notify.drain import drain
 from store import channels
 from store.models import Outbox
-from tests.dns_server import DNSServer
 from tests.notify.conftest import raise_alert
+from tests.servers import arrived, listening
 
 URL = "https://hooks.example.com/rua"
 
@@ -17,28 +17,35 @@ URL = "https://hooks.example.com/rua"
 @pytest.mark.parametrize("url, addresses", [
     (URL, ["93.184.216.34"]),
     (URL, ["2606:2800:220:1:248:1893:25c8:1946"]),
+    (URL, ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]),
+])
+def test_allowed(url, addresses):
+    assert targets.judge(url, addresses, allow_private=False).addresses == tuple(addresses)
+
+
+@pytest.mark.parametrize("url, addresses", [
     ("http://127.0.0.1:8080/in", ["127.0.0.1"]),
     ("http://localhost/in", ["127.0.0.1", "::1"]),
     ("https://localhost:8443/in", ["127.0.0.1"]),
+    (URL, ["10.1.2.3"]),
 ])
-def test_allowed(url, addresses):
-    assert targets.judge(url, addresses, allow_private=False).address == addresses[0]
+def test_allowed_only_in_a_lab(url, addresses):
+    with pytest.raises(targets.RefusedUrl, match="not a public address"):
+        targets.judge(url, addresses, allow_private=False)
+    assert targets.judge(url, addresses, allow_private=True).addresses == tuple(addresses)
 
 
 @pytest.mark.parametrize("url, addresses, complaint", [
     ("http://hooks.example.com/rua", ["93.184.216.34"], "only for a receiver on this host"),
     ("http://localhost/in", ["127.0.0.1", "93.184.216.34"], "only for a receiver on this host"),
-    (URL, ["10.1.2.3"], "private or link-local"),
-    (URL, ["192.168.1.10"], "private or link-local"),
-    (URL, ["172.16.0.1"], "private or link-local"),
-    (URL, ["100.64.0.1"], "private or link-local"),        # carrier-grade NAT
-    (URL, ["169.254.169.254"], "private or link-local"),   # cloud metadata
-    (URL, ["fe80::1"], "private or link-local"),
-    (URL, ["fd00::1"], "private or link-local"),
-    (URL, ["::ffff:10.0.0.1"], "private or link-local"),
-    (URL, ["93.184.216.34", "10.0.0.1"], "private or link-local"),  # any address counts
-    (URL, ["0.0.0.0"], "not a host to send to"),
-    (URL, ["224.0.0.1"], "not a host to send to"),
+    (URL, ["10.1.2.3"], "not a public address"),
+    (URL, ["169.254.169.254"], "not a public address"),
+    (URL, ["64:ff9b::a9fe:a9fe"], "not a public address"),     # NAT64 of the metadata address
+    (URL, ["2002:a9fe:a9fe::1"], "not a public address"),      # 6to4 of it
+    (URL, ["::a9fe:a9fe"], "not a public address"),            # IPv4-compatible
+    (URL, ["93.184.216.34", "10.0.0.1"], "not a public address"),  # any address counts
+    (URL, ["0.0.0.0"], "not a public address"),
+    (URL, ["224.0.0.1"], "not a public address"),
     (URL, [], "does not resolve"),
     ("ftp://hooks.example.com/", ["93.184.216.34"], "https://HOST/PATH"),
     ("https:///path", ["93.184.216.34"], "https://HOST/PATH"),
@@ -51,10 +58,10 @@ def test_refused(url, addresses, complaint):
         targets.judge(url, addresses, allow_private=False)
 
 
-def test_the_setting_allows_private_networks_but_never_unspecified():
-    assert targets.judge(URL, ["10.1.2.3"], allow_private=True).address == "10.1.2.3"
-    with pytest.raises(targets.RefusedUrl):
-        targets.judge(URL, ["0.0.0.0"], allow_private=True)
+def test_the_lab_setting_never_allows_unspecified_or_multicast():
+    for address in ("0.0.0.0", "::", "224.0.0.1", "ff02::1"):
+        with pytest.raises(targets.RefusedUrl):
+            targets.judge(URL, [address], allow_private=True)
 
 
 def test_target_keeps_path_query_and_default_port():
@@ -63,45 +70,71 @@ def test_target_keeps_path_query_and_default_port():
     assert (target.host, target.port, target.path) == ("hooks.example.com", 443, "/a/b?x=1")
 
 
-@pytest.fixture(scope="module")
-def dns_server():
-    server = DNSServer().start()
-    server.zone("example.net", """
-        hooks IN A 93.184.216.34
-        inside IN A 10.9.8.7
-        twofaced IN A 93.184.216.35
-        twofaced IN AAAA fd12::7
-    """)
-    yield server
-    server.stop()
+def test_a_url_that_cannot_be_read_is_refused_without_echoing_it():
+    with pytest.raises(targets.RefusedUrl) as refused:
+        targets.split("https://hooks.example.com:t0ken/x")
+    assert "t0ken" not in str(refused.value)
 
 
 @pytest.fixture
-def dns_config(config, dns_server):
-    return config.replace(dns_nameservers="127.0.0.1", dns_port=dns_server.port,
-                          dns_timeout=0.5, offline=False)
+def lab(config):
+    return config.replace(offline=False)      # the notify tests' config is a lab's
 
 
-def test_names_resolve_through_the_configured_nameservers(dns_config):
-    assert targets.check("https://hooks.example.net/x", dns_config).address == "93.184.216.34"
-    for name in ("inside", "twofaced"):
-        with pytest.raises(targets.RefusedUrl, match="private or link-local"):
-            targets.check(f"https://{name}.example.net/x", dns_config)
-    with pytest.raises(targets.RefusedUrl, match="does not resolve"):
-        targets.check("https://missing.example.net/x", dns_config)
+@pytest.fixture
+def strict(config):
+    return config.replace(outbound_unsafe_allow_private=False)
+
+
+def test_names_resolve_through_the_system_resolver_not_the_checks_nameservers(lab):
+    """/etc/hosts names localhost; RUA_DNS_NAMESERVERS (here a port nobody answers on) is for
+    the DNS check only."""
+    config = lab.replace(dns_nameservers="127.0.0.1", dns_port=9, dns_timeout=0.2)
+    target = targets.check("http://localhost:8765/hook", config)
+    assert set(target.addresses) <= {"127.0.0.1", "::1"} and target.addresses
+
+
+def test_a_webhook_to_localhost_is_delivered_with_the_checks_nameservers_set(
+        org, receiver, clock, lab):
+    channels.add(org.id, "webhook", f"http://localhost:{receiver.port}/hooks/rua", None,
+                 secret=receiver.secret)
+    raise_alert(org)
+    config = lab.replace(dns_nameservers="127.0.0.1", dns_port=9, dns_timeout=0.2)
+    assert drain(config, clock).delivered == 1, Outbox.get().last_error
 
 
 def test_offline_no_name_is_resolved(config):
     with pytest.raises(targets.RefusedUrl, match="RUA_OFFLINE"):
         targets.check(URL, config)
-    assert targets.check("http://127.0.0.1:9/x", config).address == "127.0.0.1"
+    assert targets.check("http://127.0.0.1:9/x", config).addresses == ("127.0.0.1",)
 
 
-def test_the_rule_is_checked_again_before_each_send(org, clock, dns_config, dns_server):
-    """A channel whose name has since moved into a private network is not sent to."""
-    channels.add(org.id, "webhook", "https://inside.example.net/hook", None, secret="whsec_AAAA")
+@pytest.fixture
+def listener():
+    """Listens on 127.0.0.3, to tell whether anything tried to reach it."""
+    with listening("127.0.0.3") as sock:
+        yield sock
+
+
+@pytest.mark.parametrize("host", ["127.0.0.3", "[::ffff:127.0.0.3]"])
+def test_the_rule_is_checked_again_before_each_send(org, clock, strict, listener, host):
+    """A channel added in a lab (or whose name has since moved inside) is not sent to: no
+    connection is attempted and the stored error says nothing of the address or port."""
+    port = listener.getsockname()[1]
+    channels.add(org.id, "webhook", f"http://{host}:{port}/hook", None, secret="whsec_AAAA")
     raise_alert(org)
-    assert drain(dns_config, clock).retried == 1
+    assert drain(strict, clock).retried == 1
+    assert not arrived(listener)
     error = Outbox.get().last_error
-    assert error.startswith("URL refused: inside.example.net resolves to 10.9.8.7")
-    assert dns_server.asked("inside.example.net")
+    assert error == webhook.NOT_REACHED
+    assert "127.0.0.3" not in error and str(port) not in error
+
+
+def test_with_the_lab_setting_the_send_reaches_a_private_address(org, clock, config, listener,
+                                                                 monkeypatch):
+    monkeypatch.setattr(webhook, "DEADLINE_SECONDS", 0.3)     # the listener never answers
+    port = listener.getsockname()[1]
+    channels.add(org.id, "webhook", f"http://127.0.0.3:{port}/hook", None, secret="whsec_AAAA")
+    raise_alert(org)
+    assert drain(config, clock).retried == 1
+    assert arrived(listener)
