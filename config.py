@@ -48,6 +48,8 @@ class Config:
     proxies: int = 0
     lock_dir: str = "var"
     log_level: str = "info"
+    # text, or json: one JSON object per line (logs.py).
+    log_format: str = "text"
     # Mail intake (rua fetch, and the scheduler's fetch job when either source is set).
     imap_url: str = ""
     imap_password: str = field(default="", repr=False)    # kept out of logs and tracebacks
