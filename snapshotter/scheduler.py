@@ -13,26 +13,43 @@ from __future__ import annotations
 
 import logging
 import signal
+import time
 from datetime import datetime, timezone
 
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from snapshotter import jobs, locks
-from store import db, open_db
+from store import db, job_runs, open_db
 from store.clock import utcnow
 
 log = logging.getLogger("rua.scheduler")
 
 
 def run_exclusive(name: str, job, config, clock=utcnow) -> bool:
-    """Run job(now) under the job's lock; False (not run) when another runner holds it."""
+    """Run job(now) under the job's lock; False (not run) when another runner holds it. Each
+    run is recorded (store/job_runs.py) and logged in one line with its outcome and time."""
     with db.connection_context():
         with locks.exclusive(f"job.{name}", config.lock_dir) as held:
             if not held:
                 log.info("job %s skipped: another scheduler is running it", name)
                 return False
-            job(clock())
+            began = time.perf_counter()
+            job_runs.started(name, clock())
+            try:
+                job(clock())
+            except BaseException:
+                _ended(name, clock(), began, ok=False)
+                raise
+            _ended(name, clock(), began, ok=True)
             return True
+
+
+def _ended(name: str, now, began: float, ok: bool) -> None:
+    job_runs.finished(name, now, ok)
+    seconds = round(time.perf_counter() - began, 3)
+    outcome = "ok" if ok else "failed"
+    log.info("job %s %s in %ss", name, outcome, seconds,
+             extra={"job": name, "outcome": outcome, "seconds": seconds})
 
 
 def job_table(config):

@@ -431,6 +431,16 @@ class Usage(BaseModel):
         primary_key = CompositeKey("org", "key_id", "hour")
 
 
+class JobRun(BaseModel):
+    """The last run of each scheduled job, whichever host ran it (store/job_runs.py)."""
+    name = CharField(max_length=40, primary_key=True)
+    started_at = DateTimeField()
+    finished_at = DateTimeField(null=True)
+    ok = BooleanField(null=True)
+    runs = BigIntegerField(default=0)
+    failures = BigIntegerField(default=0)
+
+
 class SchemaVersion(BaseModel):
     version = IntegerField(primary_key=True)
     description = CharField(max_length=200)
@@ -438,6 +448,6 @@ class SchemaVersion(BaseModel):
 
 
 MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
-          Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage]
+          Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage, JobRun]
 
 __all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]
