@@ -1,7 +1,6 @@
 """`rua snapshot` (recompute snapshots now, for cron) and `rua scheduler` (the snapshot jobs)."""
 from __future__ import annotations
 
-import logging
 import time
 
 import click
@@ -70,8 +69,8 @@ def register(main):
         minutes, alert delivery every minute, the hour's quota events, the daily history at
         00:05 UTC, and mail fetching when a mailbox is set. --once JOB runs one of them."""
         from snapshotter.scheduler import job_table, run, run_exclusive
-        logging.basicConfig(level=config.log_level.upper(),
-                            format="%(asctime)s %(name)s %(levelname)s %(message)s")
+        import logs
+        logs.configure(config)
         if once is None:
             run(config)
             return
