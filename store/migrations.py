@@ -234,6 +234,11 @@ def _job_runs(database):
     database.create_tables([JobRun], safe=True)
 
 
+def _records_pruned_at(database):
+    """Reports say when retention deleted their records (null: kept)."""
+    _add_columns(database, Report, [Report.records_pruned_at])
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -248,6 +253,7 @@ MIGRATIONS = [
     (9, "sources carry the text their search matches; source domains keyed by ip first",
      _source_search),
     (13, "the last run of each scheduled job", _job_runs),
+    (14, "reports say when retention deleted their records", _records_pruned_at),
 ]
 
 
