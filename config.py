@@ -43,11 +43,15 @@ class Config:
     # Domains reports may add to an organization by themselves, in all and per UTC day.
     max_auto_domains: int = 100
     max_auto_domains_per_day: int = 20
+    # Days a report's per-record rows are kept (0: for ever); rollups and summaries stay.
+    retention_days: int = 0
     bind: str = "127.0.0.1:8000"
     workers: int = 0
     proxies: int = 0
     lock_dir: str = "var"
     log_level: str = "info"
+    # text, or json: one JSON object per line (logs.py).
+    log_format: str = "text"
     # Mail intake (rua fetch, and the scheduler's fetch job when either source is set).
     imap_url: str = ""
     imap_password: str = field(default="", repr=False)    # kept out of logs and tracebacks

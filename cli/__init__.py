@@ -11,7 +11,7 @@ from cli.common import fail
 
 SUBCOMMAND_MODULES = ("cli.admin", "cli.keys", "cli.domains", "cli.ingest", "cli.demo",
                       "cli.snapshot", "cli.dns", "cli.fetch", "cli.sources", "cli.notify",
-                      "cli.events")
+                      "cli.events", "cli.backup", "cli.prune")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

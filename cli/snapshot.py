@@ -1,7 +1,6 @@
 """`rua snapshot` (recompute snapshots now, for cron) and `rua scheduler` (the snapshot jobs)."""
 from __future__ import annotations
 
-import logging
 import time
 
 import click
@@ -62,23 +61,24 @@ def register(main):
     @main.command("scheduler")
     @click.option("--once", "once", metavar="JOB",
                   help="Run this one job now under its lock and exit (for cron): dirty, health, "
-                       "dns, sources, notify, hour, daily, fetch.")
+                       "dns, sources, notify, hour, daily, prune, fetch.")
     @click.pass_obj
     def scheduler(config, once):
         """Run the background jobs until stopped: snapshots of organizations with new reports
         every minute and every snapshot hourly, the DNS check hourly, source enrichment every 5
         minutes, alert delivery every minute, the hour's quota events, the daily history at
-        00:05 UTC, and mail fetching when a mailbox is set. --once JOB runs one of them."""
+        00:05 UTC, records past RUA_RETENTION_DAYS deleted at 00:20 UTC, and mail fetching when
+        a mailbox is set. --once JOB runs one of them."""
         from snapshotter.scheduler import job_table, run, run_exclusive
-        logging.basicConfig(level=config.log_level.upper(),
-                            format="%(asctime)s %(name)s %(levelname)s %(message)s")
+        import logs
+        logs.configure(config)
         if once is None:
             run(config)
             return
         jobs = {name: job for name, job, _ in job_table(config)}
         if once not in jobs:
             fail(f"no job {once!r} (jobs: {', '.join(jobs)}; fetch needs RUA_IMAP_URL or "
-                 "RUA_MAILDIR)")
+                 "RUA_MAILDIR, prune RUA_RETENTION_DAYS)")
         with connect(config):
             ran = run_exclusive(once, jobs[once], config)
         click.echo(f"job {once} {'done' if ran else 'skipped: another runner holds its lock'}")

@@ -29,12 +29,12 @@ def _cpus() -> int:
 # keeps every core busy while some workers wait. RUA_WORKERS > 0 pins the number.
 workers = _settings.workers if _settings.workers > 0 else 2 * _cpus() + 1
 
-# Access log on stdout, one line per request, for journald or the container runtime to keep.
-# The default format never prints the Authorization header; %(M)s adds the time taken in ms.
-accesslog = "-"
+# rua logs one line per request itself (webapp/request_log.py: method, path, status, time
+# and the request id it returns as X-Request-Id, JSON with RUA_LOG_FORMAT=json), so gunicorn's
+# access log stays off; its error log (start, stop, workers) goes to stderr.
+accesslog = None
 errorlog = "-"
 loglevel = _settings.log_level
-access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms "%(a)s"'
 
 # A worker silent this long is stuck (a lost lock, a hung DNS look-up): kill and replace it.
 # The slowest legitimate request (health of a big domain computed without a snapshot) takes

@@ -1,11 +1,11 @@
 """`python -m snapshotter`: the scheduler, as `rua scheduler` runs it."""
-import logging
 import os
 
+import logs
 from config import Config
 from snapshotter.scheduler import run
 
 if __name__ == "__main__":
     config = Config.from_env(os.environ)
-    logging.basicConfig(level=config.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
+    logs.configure(config)
     run(config)

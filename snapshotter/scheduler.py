@@ -5,34 +5,52 @@ monitored domain's live DNS check hourly (and at start; a domain added since is 
 run), sending sources' enrichment every 5 minutes (new ones first, then the day-old), due
 alerts sent to their channels every minute (and at start), at each hour's start the
 quota_near_cap events of the hour gone closed (snapshotter/alerts.py says where the other
-conditions are judged), the day's history row and a full refresh at 00:05 UTC. Each run takes
-a lock named after its job, so two schedulers (two hosts on one Postgres) never run the same job
-at once: the second one skips.
+conditions are judged), the day's history row and a full refresh at 00:05 UTC, and with
+RUA_RETENTION_DAYS set the records past it deleted at 00:20 UTC. Each run takes a lock named
+after its job, so two schedulers (two hosts on one Postgres) never run the same job at once:
+the second one skips.
 """
 from __future__ import annotations
 
 import logging
 import signal
+import time
 from datetime import datetime, timezone
 
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from snapshotter import jobs, locks
-from store import db, open_db
+from store import db, job_runs, open_db, retention
 from store.clock import utcnow
 
 log = logging.getLogger("rua.scheduler")
 
 
 def run_exclusive(name: str, job, config, clock=utcnow) -> bool:
-    """Run job(now) under the job's lock; False (not run) when another runner holds it."""
+    """Run job(now) under the job's lock; False (not run) when another runner holds it. Each
+    run is recorded (store/job_runs.py) and logged in one line with its outcome and time."""
     with db.connection_context():
         with locks.exclusive(f"job.{name}", config.lock_dir) as held:
             if not held:
                 log.info("job %s skipped: another scheduler is running it", name)
                 return False
-            job(clock())
+            began = time.perf_counter()
+            job_runs.started(name, clock())
+            try:
+                job(clock())
+            except BaseException:
+                _ended(name, clock(), began, ok=False)
+                raise
+            _ended(name, clock(), began, ok=True)
             return True
+
+
+def _ended(name: str, now, began: float, ok: bool) -> None:
+    job_runs.finished(name, now, ok)
+    seconds = round(time.perf_counter() - began, 3)
+    outcome = "ok" if ok else "failed"
+    log.info("job %s %s in %ss", name, outcome, seconds,
+             extra={"job": name, "outcome": outcome, "seconds": seconds})
 
 
 def job_table(config):
@@ -53,7 +71,15 @@ def job_table(config):
          {"trigger": "cron", "minute": 0, "second": 5, "timezone": "UTC"}),
         ("daily", lambda now: jobs.daily(now, report_address=address),
          {"trigger": "cron", "hour": 0, "minute": 5, "timezone": "UTC"}),
-    ) + fetch_jobs(config)
+    ) + prune_jobs(config) + fetch_jobs(config)
+
+
+def prune_jobs(config):
+    """Records past RUA_RETENTION_DAYS deleted daily at 00:20 UTC, when retention is on."""
+    if not config.retention_days:
+        return ()
+    return (("prune", lambda now: retention.prune(now, config.retention_days),
+             {"trigger": "cron", "hour": 0, "minute": 20, "timezone": "UTC"}),)
 
 
 def fetch_jobs(config):

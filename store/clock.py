@@ -16,3 +16,9 @@ def from_epoch(seconds: int) -> datetime:
 def to_epoch(moment: datetime) -> int:
     # Plain arithmetic: a fifth of the time of .timestamp(), and every metered request asks.
     return (moment - _EPOCH) // _SECOND
+
+
+def stored_instant(value):
+    """A DATETIME column of a raw row: SQLite hands it back as text, Postgres as a datetime
+    (None stays None)."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value

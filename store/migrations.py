@@ -15,7 +15,7 @@ from __future__ import annotations
 from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
-from store.models import (MODELS, NotifyChannel, Outbox, Record, Report, SchemaVersion, Source,
+from store.models import (MODELS, JobRun, NotifyChannel, Outbox, Record, Report, SchemaVersion, Source,
                           SourceDomain, Usage)
 
 
@@ -229,6 +229,16 @@ def _source_search(database):
         Source.update(search_text=text).where(Source.id == row.id).execute()
 
 
+def _job_runs(database):
+    """The scheduler's last run of each job, for /readyz and the metrics."""
+    database.create_tables([JobRun], safe=True)
+
+
+def _records_pruned_at(database):
+    """Reports say when retention deleted their records (null: kept)."""
+    _add_columns(database, Report, [Report.records_pruned_at])
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -242,6 +252,8 @@ MIGRATIONS = [
     (8, "sources remember the other spellings of their address", _source_spellings),
     (9, "sources carry the text their search matches; source domains keyed by ip first",
      _source_search),
+    (13, "the last run of each scheduled job", _job_runs),
+    (14, "reports say when retention deleted their records", _records_pruned_at),
 ]
 
 

@@ -127,6 +127,8 @@ class Report(BaseModel):
     # Totals, so list pages never touch records.
     total_messages = BigIntegerField(default=0)
     compliant_messages = BigIntegerField(default=0)
+    # When retention deleted the report's records (store/retention.py); null while kept.
+    records_pruned_at = DateTimeField(null=True)
     compliance_rate = FloatField(default=0.0)
     record_count = IntegerField(default=0)
     failure_summary = JSONField(default=dict)
@@ -431,6 +433,16 @@ class Usage(BaseModel):
         primary_key = CompositeKey("org", "key_id", "hour")
 
 
+class JobRun(BaseModel):
+    """The last run of each scheduled job, whichever host ran it (store/job_runs.py)."""
+    name = CharField(max_length=40, primary_key=True)
+    started_at = DateTimeField()
+    finished_at = DateTimeField(null=True)
+    ok = BooleanField(null=True)
+    runs = BigIntegerField(default=0)
+    failures = BigIntegerField(default=0)
+
+
 class SchemaVersion(BaseModel):
     version = IntegerField(primary_key=True)
     description = CharField(max_length=200)
@@ -438,6 +450,6 @@ class SchemaVersion(BaseModel):
 
 
 MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
-          Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage]
+          Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage, JobRun]
 
 __all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]

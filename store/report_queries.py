@@ -156,7 +156,8 @@ DETAIL_COLUMNS = (Report.version, Report.org_name, Report.email, Report.extra_co
                   Report.report_id, Report.date_begin, Report.date_end, Report.errors,
                   Report.generator, Report.domain, Report.adkim, Report.aspf, Report.p, Report.sp,
                   Report.np, Report.pct, Report.fo, Report.testing, Report.psd,
-                  Report.discovery_method, Report.parse_warnings, Report.failure_summary)
+                  Report.discovery_method, Report.parse_warnings, Report.failure_summary,
+                  Report.records_pruned_at)
 RECORD_COLUMNS = (Record.source_ip, Record.count, Record.disposition, Record.dkim, Record.spf,
                   Record.reasons, Record.envelope_to, Record.envelope_from, Record.header_from,
                   Record.auth_dkim, Record.auth_spf, Record.alignment, Record.classification,

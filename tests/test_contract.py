@@ -23,8 +23,9 @@ BASE = "/api/v1"
 # leaves this list in the change that builds it (test_every_documented_path_is_served_... fails
 # until it does).
 NOT_YET_BUILT: dict[str, str] = {}
-# Served at the site root, outside the base path and the document: the RFC 9727 catalog only.
-ROOT_ROUTES = {"/.well-known/api-catalog"}
+# Served at the site root, outside the base path and the document: the RFC 9727 catalog and
+# the probes for load balancers and monitors.
+ROOT_ROUTES = {"/.well-known/api-catalog", "/healthz", "/readyz"}
 # Served under the base path, documented, needing no key.
 PUBLIC_PATHS = {"/openapi.json"}
 
@@ -105,7 +106,7 @@ def test_every_documented_path_is_served_or_listed_as_not_yet_built(app, path):
         f"{path} is documented but not served; build it or list it in NOT_YET_BUILT")
 
 
-def test_outside_the_base_path_the_app_serves_only_the_catalog_and_the_docs(app):
+def test_outside_the_base_path_the_app_serves_only_the_catalog_and_the_probes(app):
     outside = {r.rule for r in app.url_map.iter_rules() if not r.rule.startswith(BASE + "/")}
     assert outside == ROOT_ROUTES
 

@@ -15,6 +15,7 @@ from store.clock import utcnow
 from store.encoding import dumps, loads
 from store.migrations import current_version, latest_version
 from webapp import answer_headers, connections, errors, gatekeeper, quota
+from webapp.request_log import RequestLog
 from webapp.auth import Authenticator
 from webapp.snapshot_lane import SnapshotLane
 
@@ -36,6 +37,7 @@ RESOURCES = (
     "openapi",
     "catalog",
     "docs",
+    "probes",
 )
 
 
@@ -92,7 +94,7 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
         module = importlib.import_module(f"webapp.{name}")
         root = getattr(module, "ROOT", False)
         app.register_blueprint(module.bp, url_prefix=None if root else base)
-    app.wsgi_app = SnapshotLane(app, database, base)
+    app.wsgi_app = RequestLog(SnapshotLane(app, database, base))
     if config.proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
         n = config.proxies

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import logging
-import re
 
 import peewee
 from flask import Flask, Response, g, request
@@ -11,7 +10,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from werkzeug.http import HTTP_STATUS_CODES
 
 from store.encoding import dumps
-from store.ids import new_ulid
+from webapp import request_log
 
 log = logging.getLogger("rua.webapp")
 
@@ -26,7 +25,6 @@ except ImportError:  # SQLite-only installs
     _PG_UNAVAILABLE = ()
 UNAVAILABLE = ((peewee.OperationalError, peewee.InterfaceError, MaxConnectionsExceeded)
                + _PG_UNAVAILABLE)
-_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 class ApiError(Exception):
@@ -67,8 +65,7 @@ def _http_error(exc: HTTPException) -> Response:
 
 
 def _request_id() -> str:
-    sent = request.headers.get("X-Request-Id", "")
-    return sent if _REQUEST_ID.fullmatch(sent) else new_ulid()
+    return request_log.request_id(request.environ)
 
 
 def _unavailable(exc: Exception) -> Response:

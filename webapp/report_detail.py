@@ -9,6 +9,7 @@ from orjson import Fragment
 
 from ingest.record_writer import sender_of
 from sources import verdicts
+from store.clock import stored_instant
 from store.encoding import dumps
 
 
@@ -28,7 +29,7 @@ def _layout(report: tuple) -> list[tuple[str, object]]:
     """The detail's fields in the contract's order: a value, or PerRecord for a record array."""
     (version, org_name, email, extra_contact_info, report_id, date_begin, date_end, errors,
      generator, domain, adkim, aspf, p, sp, np, pct, fo, testing, psd, discovery_method,
-     parse_warnings, failure_summary) = report
+     parse_warnings, failure_summary, records_pruned_at) = report
     return [
         ("Version", version),
         ("ReportMetadata", {
@@ -44,6 +45,8 @@ def _layout(report: tuple) -> list[tuple[str, object]]:
         ("record_evidence", PerRecord(_Explained())),
         ("record_alignment", PerRecord(lambda r: _json(r[11]))),
         ("failure_summary", _json(failure_summary)),
+        # Retention deleted the records (store/retention.py): the arrays above are empty.
+        ("records_pruned_at", stored_instant(records_pruned_at)),
     ]
 
 

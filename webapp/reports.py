@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from flask import Blueprint, Response, g, request
 
 from store import report_queries as queries
+from store.clock import stored_instant
 from webapp import params
 from webapp.auth import requires
 from webapp.connections import streamed
@@ -28,7 +29,7 @@ def report_summary(row) -> dict:
             "total_messages": row[4], "compliant_messages": row[5], "compliance_rate": row[6],
             "policy_p": row[7], "date_begin": _EPOCH + timedelta(seconds=row[8]),
             "date_end": _EPOCH + timedelta(seconds=row[9]),
-            "received_at": _instant(row[10])}
+            "received_at": stored_instant(row[10])}
 
 
 def csv_row(row) -> dict:
@@ -37,11 +38,6 @@ def csv_row(row) -> dict:
 
 
 _EPOCH = datetime(1970, 1, 1)      # naive UTC, as store.clock.from_epoch, without its cost
-
-
-def _instant(value):
-    # Raw rows: SQLite hands DATETIME back as text, Postgres as a datetime.
-    return datetime.fromisoformat(value) if isinstance(value, str) else value
 
 
 def _day(value) -> str:

@@ -5,11 +5,13 @@ import fcntl
 import pathlib
 import re
 import subprocess
+from datetime import timedelta
 
 import pytest
 
 from store import snapshots
-from store.models import Organization
+from store.clock import utcnow
+from store.models import Organization, Record
 from tests.factories import make_domain, make_org
 from tests.intake.conftest import Box, imap_server, report_mail  # noqa: F401 (a fixture)
 from tests.snapshotter.reports import TODAY, report_on
@@ -44,7 +46,7 @@ def test_the_schedules_are_valid_and_commands_avoid_crons_percent_sign():
     variables, jobs = parse()
     assert set(variables) == {"SHELL", "APP_DIR", "STATE_DIR", "ENV_FILE"}
     assert not any(name.startswith("RUA_") for name in variables)   # rua would refuse them
-    assert len(jobs) == 8
+    assert len(jobs) == 9
     for fields, command in jobs:
         for field, (low, high) in zip(fields, RANGES):
             assert FIELD.match(field), field
@@ -97,6 +99,24 @@ def test_a_line_whose_previous_run_still_holds_its_lock_does_nothing(cron):
         result = cron(command)
     assert result.returncode == 1 and (cron.state / "snapshot.log").read_text() == ""
     assert snapshots.get(org.id, "overview") is None
+
+
+def test_the_prune_line_does_nothing_without_a_retention(cron):
+    result = cron(command_of("--once prune"))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert not (cron.state / "jobs.log").exists()
+
+
+def test_the_prune_line_deletes_records_past_the_retention_and_logs(cron):
+    org = make_org("Acme")
+    today = utcnow().date()        # cron's rua prunes against the real clock
+    old = report_on(org, "example.com", today - timedelta(days=40), [{"count": 3}])
+    kept = report_on(org, "example.com", today - timedelta(days=2), [{"count": 2}])
+    result = cron(command_of("--once prune"), RUA_RETENTION_DAYS="30")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "job prune ok" in (cron.state / "jobs.log").read_text()
+    assert Record.select().where(Record.report == old.id).count() == 0
+    assert Record.select().where(Record.report == kept.id).count() == 1
 
 
 def test_the_fetch_line_does_nothing_without_a_mailbox(cron):

@@ -55,7 +55,8 @@ def test_real_gunicorn_serves_enums_with_a_key_refuses_without_and_stops_cleanly
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=STOP_TIMEOUT) == 0
     log = log.read_text()
-    assert '"GET /api/v1/enums HTTP/1.1" 200' in log       # the access log goes to stdout
+    assert " INFO rua.request GET /api/v1/enums 200 " in log     # one line per request
+    assert " INFO rua.request GET /api/v1/enums 401 " in log
     assert key not in log                                  # and never prints a key
     assert "Traceback" not in log
     assert "Control socket" not in log                    # no socket shared between gunicorns

@@ -20,6 +20,7 @@ from tests.factories import make_key, make_org, make_usage
 from tests.snapshotter.reports import NOW, TODAY, report_on
 from tests.webapp.helpers import assert_error, get
 from webapp import snapshot_lane
+from webapp.request_log import RequestLog
 
 HOUR = to_epoch(NOW)                  # NOW is on the hour: an hour's whole 3600 s are left
 OVERVIEW, COMPLIANCE = "/dashboard/overview", "/compliance-score"
@@ -41,7 +42,7 @@ def _sqlite_only(config):
 def lane(request, app):
     """Each test runs as deployed and again with the lane taken out."""
     if request.param == "Flask alone":
-        app.wsgi_app = app.wsgi_app.flask_wsgi
+        app.wsgi_app = RequestLog(app.wsgi_app.app.flask_wsgi)
     return request.param
 
 
@@ -134,7 +135,8 @@ def test_an_uncapped_plan_gets_no_quota_headers_on_a_second_request(client, cloc
     _, key = used_key(org)
     by_flask, by_lane = get(client, OVERVIEW, key), get(client, OVERVIEW, key)
     assert by_lane.status_code == 200
-    assert sorted(by_lane.headers.keys()) == sorted(by_flask.headers.keys()) == sorted(SAME)
+    every = sorted(SAME + ("X-Request-Id",))
+    assert sorted(by_lane.headers.keys()) == sorted(by_flask.headers.keys()) == every
     assert usage.hour_counts(org.id, HOUR) == (2, 0, 0)
 
 

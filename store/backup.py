@@ -1,0 +1,111 @@
+"""A consistent copy of a SQLite store taken while it serves, and a store restored from one.
+
+SQLite's online backup copies the store as of one moment (a read transaction: writers go on
+beside it under WAL), then the request counters' file beside it the same way. A Postgres store
+is backed up with pg_dump: postgres_dump_command() says how.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from typing import NamedTuple
+from urllib.parse import urlsplit, urlunsplit
+
+from store import PRIVATE_DIR, PRIVATE_FILE, meter_path
+
+
+class BackupError(Exception):
+    """The copy cannot be made or restored; the message says why, and nothing was changed."""
+
+
+class Copied(NamedTuple):
+    source: str
+    target: str
+    size: int
+
+
+def copy_sqlite(source: str, target: str) -> Copied:
+    """Copy one SQLite file as of one moment into target, a new file readable by its owner."""
+    if not os.path.exists(source):
+        raise BackupError(f"{source} does not exist")
+    os.makedirs(os.path.dirname(os.path.abspath(target)), mode=PRIVATE_DIR, exist_ok=True)
+    try:
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
+    except FileExistsError:
+        raise BackupError(f"{target} already exists: name a new file") from None
+    try:
+        with _connect(source) as reading, _connect(target) as writing:
+            reading.backup(writing)
+    except sqlite3.Error as exc:
+        os.unlink(target)
+        raise BackupError(f"could not copy {source}: {exc}") from None
+    return Copied(source, target, os.path.getsize(target))
+
+
+def backup_sqlite(store_path: str, target: str) -> list[Copied]:
+    """The store and its request counters, each copied as of one moment (target, and its
+    counters' file named as rua names them: backup.db -> backup.meter.db)."""
+    copied = [copy_sqlite(store_path, target)]
+    if os.path.exists(meter_path(store_path)):
+        copied.append(copy_sqlite(meter_path(store_path), meter_path(target)))
+    return copied
+
+
+def restore_sqlite(source: str, store_path: str) -> list[Copied]:
+    """Copy a backup into a store that does not exist yet (or is an empty file), counters too."""
+    if _holds_tables(store_path):
+        raise BackupError(f"{store_path} already holds a store: restore only into an empty one "
+                          "(move it away, or set RUA_DATABASE_URL to a new file)")
+    if not _holds_tables(source):
+        raise BackupError(f"{source} is not a rua backup (it holds no tables)")
+    for path in (store_path, meter_path(store_path)):
+        for name in (path, path + "-wal", path + "-shm"):
+            if os.path.exists(name) and os.path.getsize(name) == 0:
+                os.unlink(name)
+    if os.path.exists(meter_path(store_path)):
+        raise BackupError(f"{meter_path(store_path)} already exists: move it away first")
+    copied = [copy_sqlite(source, store_path)]
+    if os.path.exists(meter_path(source)):
+        copied.append(copy_sqlite(meter_path(source), meter_path(store_path)))
+    return copied
+
+
+def postgres_dump_command(url: str, target: str) -> list[str]:
+    """pg_dump's arguments for a custom-format dump of the store, password left out (pg_dump
+    reads it from PGPASSWORD or ~/.pgpass, so it never shows in a process list)."""
+    return ["pg_dump", "--format=custom", f"--file={target}", f"--dbname={without_password(url)}"]
+
+
+def postgres_restore_command(url: str, source: str) -> list[str]:
+    return ["pg_restore", "--no-owner", "--exit-on-error",
+            f"--dbname={without_password(url)}", source]
+
+
+def without_password(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}@{host}" if user else host))
+
+
+@contextlib.contextmanager
+def _connect(path: str):
+    connection = sqlite3.connect(path)
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def _holds_tables(path: str) -> bool:
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return False
+    try:
+        with _connect(path) as connection:
+            found = connection.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+            return found.fetchone()[0] > 0
+    except sqlite3.DatabaseError as exc:
+        raise BackupError(f"{path} is not a SQLite file: {exc}") from None

@@ -1,0 +1,85 @@
+"""Retention: a report's per-record rows deleted once its period is older than the retention.
+
+Only Record rows go. Daily rollups, snapshots, score history, report summaries and events stay,
+so every figure the API shows for the past is the same after a prune; the report remembers
+when its records went (Report.records_pruned_at) and its detail says so. Deleted in batches
+of reports, each its own short transaction, so no write lock is held for long.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import NamedTuple
+
+from peewee import fn
+
+from store import db, is_postgres
+from store.models import Record, Report
+
+REPORTS_PER_BATCH = 200
+
+
+class Pruned(NamedTuple):
+    cutoff: date                # reports whose period ended before this day lost their records
+    reports: int                # reports whose records were (or would be) deleted
+    records: int                # records deleted (or that would be)
+    kept: int                   # records kept
+    freed_pages: int            # SQLite pages given back to the file system (0 on Postgres)
+
+
+def cutoff_day(now: datetime, days: int) -> date:
+    return (now - timedelta(days=days)).date()
+
+
+def _due(cutoff: date):
+    return Report.select(Report.id).where(Report.day_end < cutoff,
+                                          Report.records_pruned_at.is_null())
+
+
+def prune(now: datetime, days: int, *, dry_run: bool = False, progress=None) -> Pruned:
+    """Delete the records of reports whose period ended more than `days` days before now (or
+    count them with dry_run); progress(reports_done) is called after each batch."""
+    cutoff = cutoff_day(now, days)
+    if dry_run:
+        reports = _due(cutoff).count()
+        records = Record.select().where(Record.report.in_(_due(cutoff))).count()
+        return Pruned(cutoff, reports, records, _all_records() - records, 0)
+    reports = records = 0
+    while True:
+        with db.atomic():
+            ids = [row[0] for row in _due(cutoff).order_by(Report.id)
+                   .limit(REPORTS_PER_BATCH).tuples()]
+            if not ids:
+                break
+            records += Record.delete().where(Record.report.in_(ids)).execute()
+            Report.update(records_pruned_at=now).where(Report.id.in_(ids)).execute()
+        reports += len(ids)
+        if progress is not None:
+            progress(reports)
+    return Pruned(cutoff, reports, records, _all_records(), give_back_space())
+
+
+def _all_records() -> int:
+    return Record.select(fn.COUNT(Record.id)).scalar() or 0
+
+
+def give_back_space() -> int:
+    """SQLite: return the free pages to the file system when the store allows it (a store made
+    with incremental auto-vacuum); how many. Postgres: autovacuum reuses the space itself."""
+    if is_postgres() or not incremental_vacuum():
+        return 0
+    free = db.execute_sql("PRAGMA freelist_count").fetchone()[0]
+    # Through a cursor each step frees one page; a script runs the statement to its end.
+    db.connection().executescript("PRAGMA incremental_vacuum")
+    return free
+
+
+def incremental_vacuum() -> bool:
+    """Whether the SQLite store was made with incremental auto-vacuum (PRAGMA auto_vacuum 2)."""
+    return not is_postgres() and db.execute_sql("PRAGMA auto_vacuum").fetchone()[0] == 2
+
+
+def vacuum() -> None:
+    """Rewrite a SQLite store whole (a long exclusive lock: for a quiet hour), switching it to
+    incremental auto-vacuum so later prunes give space back by themselves."""
+    db.execute_sql("PRAGMA auto_vacuum = incremental")
+    db.execute_sql("VACUUM")
