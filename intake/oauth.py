@@ -169,14 +169,20 @@ class GoogleSource:
         try:
             credentials.refresh(Request(self.session))
         except exceptions.RefreshError as exc:
-            answer = exc.args[1] if len(exc.args) > 1 and isinstance(exc.args[1], dict) else {}
-            answer = answer or {"error": " ".join(str(exc.args[0] if exc.args else exc).split())}
-            raise TokenError(provider_errors.google(account, answer)) from None
+            raise TokenError(provider_errors.google(account, _google_answer(exc))) from None
         except exceptions.TransportError as exc:
             raise TokenError(f"cannot reach Google's token endpoint {account.token_url} for "
                              f"{account.who}: {network_reason(exc)}") from None
         now = datetime.now(timezone.utc).replace(tzinfo=None)    # google-auth's naive UTC
         return credentials.token, (credentials.expiry - now).total_seconds()
+
+
+def _google_answer(exc: Exception) -> dict:
+    """The token endpoint's JSON answer google-auth puts beside its message, else the message."""
+    if len(exc.args) > 1 and isinstance(exc.args[1], dict):
+        return exc.args[1]
+    message = exc.args[0] if exc.args else type(exc).__name__
+    return {"error": " ".join(str(message).split())[:300]}
 
 
 def network_reason(exc: BaseException) -> str:
@@ -295,7 +301,8 @@ class _RecordingSession(requests.Session):
         self.last_error: dict = {}
 
     def request(self, method, url, **kwargs):
-        kwargs.setdefault("timeout", HTTP_TIMEOUT)
+        if kwargs.get("timeout") is None:      # msal passes None: no timeout at all
+            kwargs["timeout"] = HTTP_TIMEOUT
         response = super().request(method, url, **kwargs)
         if response.status_code >= 400:
             self.last_error = _json_object(response.text)
