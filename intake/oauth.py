@@ -26,6 +26,8 @@ MICROSOFT_SCOPE = "https://outlook.office365.com/.default"
 GOOGLE_SCOPE = "https://mail.google.com/"
 # A token is renewed this long before it expires, or after 3/4 of a lifetime shorter than 20 min.
 RENEW_BEFORE = 300
+# Both providers say how long a token lives; an answer that does not is taken as their usual hour.
+USUAL_LIFETIME = 3600
 HTTP_TIMEOUT = 30
 
 
@@ -144,7 +146,7 @@ class MicrosoftSource:
                                                  "error_description": str(exc)}
         if "access_token" not in answer:
             raise TokenError(provider_errors.microsoft(app, answer))
-        return answer["access_token"], float(answer.get("expires_in") or 0)
+        return answer["access_token"], float(answer.get("expires_in") or USUAL_LIFETIME)
 
     def _credential(self):
         if self.app.private_key:
@@ -173,6 +175,8 @@ class GoogleSource:
         except exceptions.TransportError as exc:
             raise TokenError(f"cannot reach Google's token endpoint {account.token_url} for "
                              f"{account.who}: {network_reason(exc)}") from None
+        if credentials.expiry is None:
+            return credentials.token, USUAL_LIFETIME
         now = datetime.now(timezone.utc).replace(tzinfo=None)    # google-auth's naive UTC
         return credentials.token, (credentials.expiry - now).total_seconds()
 

@@ -160,6 +160,15 @@ def test_oauthbearer_where_the_server_offers_no_xoauth2(rua, acme, tokens, monke
     assert logins(bearer_only_imap_server, "OAUTHBEARER") == 1
 
 
+def test_a_server_that_takes_no_token_is_one_line(rua, acme, tokens, monkeypatch, tmp_path,
+                                                 imap_server):
+    box = Box(imap_server, monkeypatch, tmp_path)         # Dovecot with passwords only
+    microsoft(tokens, monkeypatch, tmp_path)
+    box.append(report_mail("r-1"))
+    assert_refused(rua("fetch", "imap"), "offers neither AUTH=XOAUTH2 nor AUTH=OAUTHBEARER")
+    assert box.subjects(box.inbox) == ["Report r-1"] and box.subjects(box.done) == []
+
+
 def _revoke_secret(tokens):
     tokens.apps[(TENANT, CLIENT)].secret = ""
 
