@@ -36,8 +36,8 @@ def connect(config, mailbox: Mailbox | None = None, login=None) -> IMAPClient:
     `login` (imap_login.for_config's) is the password or the OAuth token source to log in with."""
     mailbox = mailbox or parse_url(config.imap_url)
     login = login or imap_login.for_config(config, mailbox)
-    login.prepare()         # a token is obtained before anything connects to the mailbox
     context = _tls_context(config.imap_ca_file)
+    login.prepare()         # a token is obtained before anything connects to the mailbox
     client = None
     try:
         client = IMAPClient(mailbox.host, port=mailbox.port, ssl=mailbox.implicit_tls,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from imapclient import IMAPClient
 
-from intake import oauth, provider_errors, sasl
+from intake import oauth, oauth_settings, provider_errors, sasl
 from intake.mailbox_url import IntakeError, Mailbox, password
 
 
@@ -35,7 +35,7 @@ class PasswordLogin:
 class TokenLogin:
     """AUTHENTICATE XOAUTH2 (or OAUTHBEARER) with a token from Microsoft 365 or Google."""
 
-    def __init__(self, user: str, account: oauth.MicrosoftApp | oauth.GoogleAccount):
+    def __init__(self, user: str, account: oauth_settings.MicrosoftApp | oauth_settings.GoogleAccount):
         self.user = user
         self.account = account
         self.tokens = oauth.tokens_for(account)
@@ -58,7 +58,7 @@ class TokenLogin:
         said = reason
         if self._exchange is not None and self._exchange.error:
             said = f"{reason}; {self._exchange.error}"
-        if isinstance(self.account, oauth.MicrosoftApp):
+        if isinstance(self.account, oauth_settings.MicrosoftApp):
             fix = provider_errors.MICROSOFT_IMAP_FIX
         else:
             fix = provider_errors.GOOGLE_IMAP_FIX
@@ -73,4 +73,4 @@ def for_config(config, mailbox: Mailbox) -> PasswordLogin | TokenLogin:
     """The login RUA_IMAP_AUTH names, its secrets read now (an IntakeError when one is amiss)."""
     if config.imap_auth == "password":
         return PasswordLogin(mailbox.user, password(config))
-    return TokenLogin(mailbox.user, oauth.settings(config, mailbox.user))
+    return TokenLogin(mailbox.user, oauth_settings.settings(config, mailbox.user))

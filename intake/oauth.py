@@ -11,19 +11,15 @@ import functools
 import json
 import ssl
 import time
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable
 
 import requests
 
 from intake import provider_errors
-from intake.mailbox_url import IntakeError, read_secret
+from intake.mailbox_url import IntakeError
+from intake.oauth_settings import MICROSOFT_AUTHORITY, GoogleAccount, MicrosoftApp, key_info
 
-MICROSOFT, GOOGLE = "microsoft", "google"
-MICROSOFT_AUTHORITY = "https://login.microsoftonline.com"
-MICROSOFT_SCOPE = "https://outlook.office365.com/.default"
-GOOGLE_SCOPE = "https://mail.google.com/"
 # A token is renewed this long before it expires, or after 3/4 of a lifetime shorter than 20 min.
 RENEW_BEFORE = 300
 # Both providers say how long a token lives; an answer that does not is taken as their usual hour.
@@ -33,50 +29,6 @@ HTTP_TIMEOUT = 30
 
 class TokenError(IntakeError):
     """No token: the provider refused one or could not be reached. The message is one line."""
-
-
-@dataclass(frozen=True)
-class MicrosoftApp:
-    """An Entra app registration allowed to open `user`'s mailbox (a secret or a certificate)."""
-    tenant: str
-    client_id: str
-    user: str
-    authority: str
-    scope: str
-    secret: str = field(default="", repr=False)
-    private_key: str = field(default="", repr=False)
-    thumbprint: str = ""
-
-    @property
-    def who(self) -> str:
-        return f"app {self.client_id} in tenant {self.tenant} for mailbox {self.user}"
-
-
-@dataclass(frozen=True)
-class GoogleAccount:
-    """A service account acting for `user` through domain-wide delegation."""
-    email: str
-    client_id: str
-    user: str
-    token_url: str
-    scope: str
-    private_key_id: str = ""
-    private_key: str = field(default="", repr=False)
-
-    @property
-    def who(self) -> str:
-        return f"service account {self.email} (client {self.client_id}) for mailbox {self.user}"
-
-
-def settings(config, user: str) -> MicrosoftApp | GoogleAccount:
-    """The provider's settings for RUA_IMAP_AUTH, secrets read from their files; no network."""
-    if config.imap_auth == MICROSOFT:
-        return _microsoft_app(config, user)
-    if config.imap_auth == GOOGLE:
-        return _google_account(config, user)
-    raise IntakeError(f"RUA_IMAP_AUTH must be password, microsoft or google, "
-                      f"not {config.imap_auth!r}")
-
 
 def renewal_delay(lifetime: float) -> float:
     """Seconds after it was issued that a token of this lifetime is renewed."""
@@ -167,7 +119,7 @@ class GoogleSource:
         from google.oauth2 import service_account
         account = self.account
         credentials = service_account.Credentials.from_service_account_info(
-            _key_info(account), scopes=[account.scope], subject=account.user)
+            key_info(account), scopes=[account.scope], subject=account.user)
         try:
             credentials.refresh(Request(self.session))
         except exceptions.RefreshError as exc:
@@ -205,97 +157,6 @@ def network_reason(exc: BaseException) -> str:
             inner = next((a for a in current.args if isinstance(a, BaseException)), None)
         current = inner or current.__cause__ or current.__context__
     return reason or " ".join(str(exc).split())[:200]
-
-
-def _microsoft_app(config, user: str) -> MicrosoftApp:
-    missing = [name for name, value in (("RUA_IMAP_OAUTH_TENANT", config.imap_oauth_tenant),
-                                        ("RUA_IMAP_OAUTH_CLIENT_ID", config.imap_oauth_client_id))
-               if not value]
-    if missing:
-        raise IntakeError(f"RUA_IMAP_AUTH=microsoft needs {' and '.join(missing)} "
-                          f"(the app registration's Directory and Application IDs)")
-    common = dict(tenant=config.imap_oauth_tenant, client_id=config.imap_oauth_client_id,
-                  user=user, authority=(config.imap_oauth_authority or MICROSOFT_AUTHORITY)
-                  .rstrip("/"), scope=config.imap_oauth_scope or MICROSOFT_SCOPE)
-    if config.imap_oauth_cert_file:
-        key, thumbprint = _certificate(config.imap_oauth_cert_file)
-        return MicrosoftApp(**common, private_key=key, thumbprint=thumbprint)
-    if config.imap_oauth_secret_file:
-        secret = read_secret("RUA_IMAP_OAUTH_SECRET_FILE", config.imap_oauth_secret_file)
-    else:
-        secret = config.imap_oauth_client_secret
-    if not secret:
-        raise IntakeError("RUA_IMAP_AUTH=microsoft needs a client secret "
-                          "(RUA_IMAP_OAUTH_SECRET_FILE or RUA_IMAP_OAUTH_CLIENT_SECRET) or a "
-                          "certificate (RUA_IMAP_OAUTH_CERT_FILE)")
-    return MicrosoftApp(**common, secret=secret)
-
-
-def _certificate(path: str) -> tuple[str, str]:
-    """The PEM private key and the SHA-1 thumbprint of the certificate in the same file."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import rsa
-    pem = read_secret("RUA_IMAP_OAUTH_CERT_FILE", path)
-    data = pem.encode()
-    try:
-        certificate = x509.load_pem_x509_certificate(data)
-    except ValueError:
-        raise IntakeError(f"RUA_IMAP_OAUTH_CERT_FILE {path} holds no PEM certificate: put the "
-                          f"certificate uploaded to the app and its private key in it") from None
-    try:
-        key = serialization.load_pem_private_key(data, password=None)
-    except TypeError:
-        raise IntakeError(f"RUA_IMAP_OAUTH_CERT_FILE {path}: the private key is encrypted; "
-                          f"store it unencrypted in a file only rua can read") from None
-    except ValueError:
-        raise IntakeError(f"RUA_IMAP_OAUTH_CERT_FILE {path} holds no readable PEM private key "
-                          f"beside its certificate") from None
-    if not isinstance(key, rsa.RSAPrivateKey):
-        raise IntakeError(f"RUA_IMAP_OAUTH_CERT_FILE {path}: the key must be RSA (Entra ID "
-                          f"checks an RS256 signature), not {type(key).__name__}")
-    return pem, certificate.fingerprint(hashes.SHA1()).hex()
-
-
-def _google_account(config, user: str) -> GoogleAccount:
-    path = config.imap_oauth_service_account_file
-    if not path:
-        raise IntakeError("RUA_IMAP_AUTH=google needs RUA_IMAP_OAUTH_SERVICE_ACCOUNT_FILE "
-                          "(the service account's JSON key)")
-    try:
-        key = json.loads(read_secret("RUA_IMAP_OAUTH_SERVICE_ACCOUNT_FILE", path))
-    except ValueError:
-        key = None
-    fields_needed = ("client_email", "client_id", "private_key", "token_uri")
-    if not _is_service_account_key(key, fields_needed):
-        raise IntakeError(f"RUA_IMAP_OAUTH_SERVICE_ACCOUNT_FILE {path} is not a service "
-                          f"account's JSON key (type service_account, with "
-                          f"{', '.join(fields_needed)})")
-    account = GoogleAccount(email=key["client_email"], client_id=key["client_id"], user=user,
-                            token_url=config.imap_oauth_token_url or key["token_uri"],
-                            scope=config.imap_oauth_scope or GOOGLE_SCOPE,
-                            private_key_id=str(key.get("private_key_id") or ""),
-                            private_key=key["private_key"])
-    from google.oauth2 import service_account
-    try:
-        service_account.Credentials.from_service_account_info(_key_info(account))
-    except ValueError:
-        raise IntakeError(f"RUA_IMAP_OAUTH_SERVICE_ACCOUNT_FILE {path}: its private_key is "
-                          f"not a readable PEM key") from None
-    return account
-
-
-def _is_service_account_key(key, fields_needed: tuple[str, ...]) -> bool:
-    if not isinstance(key, dict) or key.get("type") != "service_account":
-        return False
-    return all(isinstance(key.get(name), str) for name in fields_needed)
-
-
-def _key_info(account: GoogleAccount) -> dict:
-    return {"type": "service_account", "client_email": account.email,
-            "client_id": account.client_id, "private_key_id": account.private_key_id,
-            "private_key": account.private_key, "token_uri": account.token_url}
-
 
 class _RecordingSession(requests.Session):
     """Keeps the last error answer (msal's exceptions leave it out) and a default timeout."""

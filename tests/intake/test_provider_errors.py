@@ -1,6 +1,6 @@
 """A provider's refusal as one line, from plain answers: who, the code, the ids, the fix."""
 from intake import provider_errors
-from intake.oauth import GoogleAccount, MicrosoftApp
+from intake.oauth_settings import GoogleAccount, MicrosoftApp
 
 APP = MicrosoftApp(tenant="contoso-id", client_id="app-id", user="dmarc@contoso.example",
                    authority="https://login.microsoftonline.com",
