@@ -63,9 +63,10 @@ def _microsoft_app(config, user: str) -> MicrosoftApp:
     if missing:
         raise IntakeError(f"RUA_IMAP_AUTH=microsoft needs {' and '.join(missing)} "
                           f"(the app registration's Directory and Application IDs)")
+    authority = _https("RUA_IMAP_OAUTH_AUTHORITY", config.imap_oauth_authority)
     common = dict(tenant=config.imap_oauth_tenant, client_id=config.imap_oauth_client_id,
-                  user=user, authority=(config.imap_oauth_authority or MICROSOFT_AUTHORITY)
-                  .rstrip("/"), scope=config.imap_oauth_scope or MICROSOFT_SCOPE)
+                  user=user, authority=(authority or MICROSOFT_AUTHORITY).rstrip("/"),
+                  scope=config.imap_oauth_scope or MICROSOFT_SCOPE)
     if config.imap_oauth_cert_file:
         key, thumbprint = _certificate(config.imap_oauth_cert_file)
         return MicrosoftApp(**common, private_key=key, thumbprint=thumbprint)
@@ -78,6 +79,13 @@ def _microsoft_app(config, user: str) -> MicrosoftApp:
                           "(RUA_IMAP_OAUTH_SECRET_FILE or RUA_IMAP_OAUTH_CLIENT_SECRET) or a "
                           "certificate (RUA_IMAP_OAUTH_CERT_FILE)")
     return MicrosoftApp(**common, secret=secret)
+
+
+def _https(setting: str, url: str) -> str:
+    """The URL of an override, which must be https: a secret or an assertion is sent to it."""
+    if url and not url.lower().startswith("https://"):
+        raise IntakeError(f"{setting} must be an https:// URL, not {url!r}")
+    return url
 
 
 def _certificate(path: str) -> tuple[str, str]:
@@ -121,7 +129,8 @@ def _google_account(config, user: str) -> GoogleAccount:
                           f"account's JSON key (type service_account, with "
                           f"{', '.join(fields_needed)})")
     account = GoogleAccount(email=key["client_email"], client_id=key["client_id"], user=user,
-                            token_url=config.imap_oauth_token_url or key["token_uri"],
+                            token_url=_https("RUA_IMAP_OAUTH_TOKEN_URL",
+                                             config.imap_oauth_token_url) or key["token_uri"],
                             scope=config.imap_oauth_scope or GOOGLE_SCOPE,
                             private_key_id=str(key.get("private_key_id") or ""),
                             private_key=key["private_key"])
