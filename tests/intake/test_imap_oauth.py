@@ -12,7 +12,9 @@ import time
 import pytest
 import trustme
 
+from config import Config
 from intake import oauth
+from intake.jobs import fetch_configured
 from store.models import Report
 from tests.cli.outcome import assert_refused
 from tests.intake import dovecot, token_server
@@ -285,3 +287,16 @@ def _logged_in_with_a_second_token(server) -> bool:
     if len(server.issued) < 2:
         return False
     return (server.issued[1].token, True) in server.introspected
+
+
+def test_the_scheduler_job_keeps_its_token_from_one_run_to_the_next(acme, box, tokens,
+                                                                    monkeypatch, tmp_path,
+                                                                    config):
+    microsoft(tokens, monkeypatch, tmp_path)
+    config = Config.from_env(os.environ).replace(database_url=config.database_url,
+                                                 lock_dir=config.lock_dir, offline=True)
+    box.append(report_mail("r-1"))
+    assert fetch_configured(config) == 1
+    box.append(report_mail("r-2"))
+    assert fetch_configured(config) == 1
+    assert stored_ids() == ["r-1", "r-2"] and len(tokens.issued) == 1
