@@ -241,7 +241,9 @@ def test_a_refused_or_unreachable_provider_is_one_line_and_the_mailbox_is_untouc
     if change:
         change(tokens)
     box.append(report_mail("r-1"))
-    assert_refused(rua("fetch", "imap"), *fragments)
+    result = rua("fetch", "imap")
+    assert_refused(result, *fragments)
+    assert SECRET not in result.stderr and "PRIVATE KEY" not in result.stderr
     assert box.subjects(box.inbox) == ["Report r-1"]
     assert box.subjects(box.done) == [] and box.subjects(box.refused) == []
     assert stored_ids() == []
