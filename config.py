@@ -59,6 +59,18 @@ class Config:
     imap_done_folder: str = "Archive/rua"
     imap_refused_folder: str = "Archive/rua-refused"
     imap_ca_file: str = ""
+    # How rua logs in to IMAP: password, or an OAuth 2.0 token it obtains (intake/oauth.py).
+    imap_auth: str = "password"
+    imap_oauth_tenant: str = ""
+    imap_oauth_client_id: str = ""
+    imap_oauth_client_secret: str = field(default="", repr=False)    # kept out of logs
+    imap_oauth_secret_file: str = ""
+    imap_oauth_cert_file: str = ""
+    imap_oauth_service_account_file: str = ""
+    # Sovereign clouds (and tests): Microsoft's authority and Google's token URL, and the scope.
+    imap_oauth_authority: str = ""
+    imap_oauth_token_url: str = ""
+    imap_oauth_scope: str = ""
     maildir: str = ""
     fetch_interval: int = 5
     # Alerts: e-mail channels' server (smtp[s]://user:password@host:port?from=ADDRESS).

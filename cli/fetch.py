@@ -48,16 +48,17 @@ def imap_command(config, org_ref, output, snapshot, watch):
     A message whose reports are all stored (now or before) goes to RUA_IMAP_DONE_FOLDER, one
     with anything refused to RUA_IMAP_REFUSED_FOLDER; both are created when missing. A message
     moves only after its reports are committed, and nothing is ever deleted. The password comes
-    from RUA_IMAP_PASSWORD_FILE or RUA_IMAP_PASSWORD, never from the command line.
+    from RUA_IMAP_PASSWORD_FILE or RUA_IMAP_PASSWORD, never from the command line; with
+    RUA_IMAP_AUTH=microsoft or google, rua obtains an OAuth token instead (docs/mailboxes.md).
 
     Exit status: 0 when nothing was refused, 1 when some message was refused (the good reports
     beside it are still stored), 2 for a usage error or a mailbox that cannot be used
-    (unreachable, login refused, untrusted certificate, connection lost).
+    (unreachable, login or token refused, untrusted certificate, connection lost).
     """
-    from intake import imap
+    from intake import imap, imap_login
     try:
         mailbox = imap.parse_url(config.imap_url)
-        imap.password(config)
+        login = imap_login.for_config(config, mailbox)
     except IntakeError as exc:
         fail(str(exc))
     with open_store(config):
@@ -65,7 +66,7 @@ def imap_command(config, org_ref, output, snapshot, watch):
         if watch:
             _watch(config, org, output)
         try:
-            client = imap.connect(config, mailbox)
+            client = imap.connect(config, mailbox, login)
         except IntakeError as exc:
             fail(str(exc))
         try:

@@ -16,7 +16,8 @@ from imapclient import DELETED, IMAPClient
 from imapclient.exceptions import CapabilityError, IMAPClientAbortError, IMAPClientError, LoginError
 
 from ingest.pipeline import FileResult, ingest_message
-from intake.mailbox_url import IntakeError, Mailbox, parse_url, password
+from intake import imap_login
+from intake.mailbox_url import IntakeError, Mailbox, parse_url
 from intake.outcome import DONE, KEEP, REFUSED, outcome, too_large
 
 # One FETCH of bodies takes at most this many messages or bytes, whichever comes first.
@@ -30,18 +31,20 @@ MAX_BACKOFF = 300
 DROPPED = (OSError, IMAPClientAbortError)
 
 
-def connect(config, mailbox: Mailbox | None = None) -> IMAPClient:
-    """A logged-in client over verified TLS; any failure is an IntakeError of one line."""
+def connect(config, mailbox: Mailbox | None = None, login=None) -> IMAPClient:
+    """A logged-in client over verified TLS; any failure is an IntakeError of one line.
+    `login` (imap_login.for_config's) is the password or the OAuth token source to log in with."""
     mailbox = mailbox or parse_url(config.imap_url)
-    secret = password(config)
+    login = login or imap_login.for_config(config, mailbox)
     context = _tls_context(config.imap_ca_file)
+    login.prepare()         # a token is obtained before anything connects to the mailbox
     client = None
     try:
         client = IMAPClient(mailbox.host, port=mailbox.port, ssl=mailbox.implicit_tls,
                             ssl_context=context, timeout=COMMAND_TIMEOUT)
         if not mailbox.implicit_tls:
             client.starttls(context)
-        client.login(mailbox.user, secret)
+        login.log_in(client)
         return client
     except ssl.SSLCertVerificationError as exc:
         error = (f"{mailbox.where}: certificate not trusted ({exc.verify_message}); "
@@ -50,7 +53,9 @@ def connect(config, mailbox: Mailbox | None = None) -> IMAPClient:
         error = (f"{mailbox.where} offers no STARTTLS: the password is never sent unencrypted "
                  f"(use imaps:// if the server has TLS on another port)")
     except LoginError as exc:
-        error = f"IMAP login as {mailbox.user} at {mailbox.where} refused: {one_line(exc)}"
+        error = login.refusal(mailbox.where, one_line(exc))
+    except IntakeError as exc:
+        error = f"{mailbox.where}: {exc}"
     except (OSError, IMAPClientError) as exc:
         error = f"cannot use the IMAP server {mailbox.where}: {one_line(exc)}"
     close(client)
@@ -161,18 +166,30 @@ def watch(config, batch: Callable[[IMAPClient, Mailbox], None],
 
     The first connection's failure is raised (a wrong password should stop at once); later a
     dropped or refused connection is retried with a doubling delay up to MAX_BACKOFF seconds.
+    An OAuth token due for renewal is renewed on a new connection, as a server may end a
+    session whose token has expired.
     """
     mailbox = parse_url(config.imap_url)
-    client: IMAPClient | None = connect(config, mailbox)
+    login = imap_login.for_config(config, mailbox)
+    client: IMAPClient | None = connect(config, mailbox, login)
     delay = 1
     while True:
         try:
             if client is None:
-                client = connect(config, mailbox)
+                client = connect(config, mailbox, login)
                 notice(f"reconnected to {mailbox.where}")
             batch(client, mailbox)
             delay = 1
-            wait_for_change(client, reidle_seconds)
+            renew_in = login.renew_in()
+            if renew_in is None:
+                wait_for_change(client, reidle_seconds)
+                continue
+            wait_for_change(client, min(reidle_seconds, renew_in))
+            if login.renew_in() <= 0:
+                notice(f"the access token is due for renewal: reconnecting to {mailbox.where} "
+                       f"with a new one")
+                close(client)
+                client = None
         except (*DROPPED, IntakeError) as exc:
             notice(f"connection to {mailbox.where} lost ({one_line(exc)}); "
                    f"reconnecting in {delay} s")

@@ -48,16 +48,22 @@ def parse_url(url: str) -> Mailbox:
 def password(config) -> str:
     """RUA_IMAP_PASSWORD_FILE's content less one trailing newline, else RUA_IMAP_PASSWORD."""
     if config.imap_password_file:
-        try:
-            with open(config.imap_password_file, encoding="utf-8") as stream:
-                secret = stream.read()
-        except OSError as exc:
-            raise IntakeError(f"cannot read RUA_IMAP_PASSWORD_FILE {config.imap_password_file}: "
-                              f"{exc.strerror or exc}") from None
-        secret = secret[:-1] if secret.endswith("\n") else secret
-        secret = secret[:-1] if secret.endswith("\r") else secret
+        secret = read_secret("RUA_IMAP_PASSWORD_FILE", config.imap_password_file)
     else:
         secret = config.imap_password
     if not secret:
         raise IntakeError("no IMAP password: set RUA_IMAP_PASSWORD_FILE (or RUA_IMAP_PASSWORD)")
     return secret
+
+
+def read_secret(setting: str, path: str) -> str:
+    """A secret file's content less one trailing newline; `setting` names it in the error."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            secret = stream.read()
+    except UnicodeDecodeError:
+        raise IntakeError(f"cannot read {setting} {path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise IntakeError(f"cannot read {setting} {path}: {exc.strerror or exc}") from None
+    secret = secret[:-1] if secret.endswith("\n") else secret
+    return secret[:-1] if secret.endswith("\r") else secret

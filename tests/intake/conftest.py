@@ -1,8 +1,15 @@
 """One Dovecot for the session; each test reads and files in folders of its own."""
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
+import pathlib
 import ssl
+import subprocess
+import sys
+import threading
+import time
 
 import pytest
 import trustme
@@ -13,6 +20,7 @@ from tests.intake import dovecot
 from tests.ingest import xmlbuild
 
 _folders = itertools.count(1)
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _server(request, **options):
@@ -123,3 +131,38 @@ def subject(message: bytes, text: str) -> bytes:
     head, _, body = message.partition(b"\n\n")
     lines = [line for line in head.split(b"\n") if not line.startswith(b"Subject:")]
     return b"\n".join(lines + [f"Subject: {text}".encode()]) + b"\n\n" + body
+
+
+@contextlib.contextmanager
+def watching(config, settings: dict):
+    """`rua fetch imap --watch` in a process of its own, with these settings and the test's
+    store, until the block ends; yields the Lines of its stdout and its stderr."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
+    env.update(settings, RUA_DATABASE_URL=config.database_url, RUA_LOCK_DIR=config.lock_dir,
+               RUA_OFFLINE="1", PYTHONUNBUFFERED="1")
+    rua = str(pathlib.Path(sys.executable).parent / "rua")
+    watcher = subprocess.Popen([rua, "fetch", "imap", "--watch"], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        yield Lines(watcher.stdout), Lines(watcher.stderr)
+    finally:
+        watcher.terminate()
+        watcher.wait(timeout=10)
+        watcher.stdout.close()
+        watcher.stderr.close()
+
+
+class Lines:
+    """The lines a stream yields, collected by a thread; wait_for polls them."""
+
+    def __init__(self, stream):
+        self.lines: list[str] = []
+        threading.Thread(target=lambda: self.lines.extend(stream), daemon=True).start()
+
+    def wait_for(self, prefix: str, count: int = 1, timeout: float = 20) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if sum(prefix in line for line in self.lines) >= count:
+                return True
+            time.sleep(0.05)
+        return False

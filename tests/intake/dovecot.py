@@ -30,7 +30,7 @@ last_valid_uid = 0
 ssl = required
 ssl_cert = <{cert}
 ssl_key = <{key}
-auth_mechanisms = plain
+auth_mechanisms = plain{mechanisms}
 mail_location = maildir:~/Maildir
 mail_max_userip_connections = 100
 {capabilities}
@@ -42,7 +42,7 @@ passdb {{
   driver = passwd-file
   args = scheme=PLAIN username_format=%u {run}/passwd
 }}
-userdb {{
+{oauth2_passdb}userdb {{
   driver = static
   args = uid={uid} gid={gid} home={mail}/%u
 }}
@@ -58,6 +58,26 @@ service imap-login {{
     ssl = yes
   }}
 }}
+"""
+
+
+# Tokens are checked by POSTing them to a test's introspection endpoint (RFC 7662).
+OAUTH2_PASSDB = """\
+passdb {{
+  driver = oauth2
+  mechanisms = {mechanisms}
+  args = {run}/etc/oauth2.conf.ext
+}}
+"""
+OAUTH2_CONF = """\
+introspection_mode = post
+introspection_url = {url}
+force_introspection = yes
+username_attribute = username
+active_attribute = active
+active_value = true
+tls_ca_cert_file = {ca}
+timeout_msecs = 10000
 """
 
 
@@ -98,8 +118,10 @@ class Dovecot:
             return ""
 
 
-def start(ca, *, without: tuple[str, ...] = ()) -> Dovecot:
-    """Start dovecot (a RuntimeError says why it cannot); `without` drops capabilities."""
+def start(ca, *, without: tuple[str, ...] = (), introspection_url: str = "",
+          oauth_mechanisms: tuple[str, ...] = ("xoauth2", "oauthbearer")) -> Dovecot:
+    """Start dovecot (a RuntimeError says why it cannot); `without` drops capabilities;
+    `introspection_url` adds the oauth2 passdb for `oauth_mechanisms`, checking tokens there."""
     binary = shutil.which("dovecot") or ("/usr/sbin/dovecot"
                                          if os.path.exists("/usr/sbin/dovecot") else None)
     if binary is None:
@@ -119,13 +141,20 @@ def start(ca, *, without: tuple[str, ...] = ()) -> Dovecot:
     with open(os.path.join(run, "passwd"), "w") as stream:
         stream.write(f"{USER}:{{PLAIN}}{PASSWORD}::::::\n")
     imaps_port, imap_port = free_port(), free_port()
+    mechanisms, oauth2_passdb = "", ""
+    if introspection_url:
+        mechanisms = "".join(f" {m}" for m in oauth_mechanisms)
+        oauth2_passdb = OAUTH2_PASSDB.format(mechanisms=" ".join(oauth_mechanisms), run=run)
+        with open(os.path.join(run, "etc", "oauth2.conf.ext"), "w") as stream:
+            stream.write(OAUTH2_CONF.format(url=introspection_url,
+                                            ca=os.path.join(run, "ca.pem")))
     # Not in base_dir: dovecot makes base_dir/dovecot.conf a link to the config it was given.
     conf = os.path.join(run, "etc", "dovecot.conf")
     with open(conf, "w") as stream:
         stream.write(CONFIG.format(run=run, mail=mail, cert=os.path.join(run, "server.pem"),
                                    key=os.path.join(run, "server.pem"), imaps_port=imaps_port,
                                    imap_port=imap_port, capabilities=_capabilities(without),
-                                   **users))
+                                   mechanisms=mechanisms, oauth2_passdb=oauth2_passdb, **users))
     process = subprocess.Popen([binary, "-F", "-c", conf], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT)
     server = Dovecot(imaps_port, imap_port, os.path.join(run, "ca.pem"), process, run)

@@ -4,10 +4,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import pathlib
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 
@@ -20,13 +17,12 @@ from intake.mailbox_url import IntakeError
 from store.models import Organization, Report
 from tests.cli.outcome import assert_refused
 from tests.factories import make_org
-from tests.intake.conftest import report_mail, subject
+from tests.intake.conftest import report_mail, subject, watching
 from tests.ingest import xmlbuild
 
 # Each test starts its own Dovecot mailbox (about 4 s): the quick loop leaves them out.
 pytestmark = pytest.mark.slow
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 LIMIT = 200_000
 
 
@@ -183,15 +179,7 @@ def test_a_missing_folder_is_one_clear_line(rua, acme, box, imap_server, monkeyp
 
 def test_watch_picks_up_a_message_appended_while_idle_and_survives_a_dropped_connection(
         acme, box, imap_server, config):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
-    env.update(box.settings, RUA_DATABASE_URL=config.database_url, RUA_LOCK_DIR=config.lock_dir,
-               RUA_OFFLINE="1", PYTHONUNBUFFERED="1")
-    rua = str(pathlib.Path(sys.executable).parent / "rua")
-    watcher = subprocess.Popen([rua, "fetch", "imap", "--watch"], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
-    out, err = Lines(watcher.stdout), Lines(watcher.stderr)
-    try:
+    with watching(config, box.settings) as (out, err):
         time.sleep(1.0)                     # connected and idle (an early append is read too)
         box.append(report_mail("r-1"))
         # The batch's summary line comes after its messages are filed.
@@ -200,31 +188,10 @@ def test_watch_picks_up_a_message_appended_while_idle_and_survives_a_dropped_con
         assert err.wait_for("reconnected to 127.0.0.1:"), err.lines
         box.append(report_mail("r-2"))
         assert out.wait_for("1 file: 1 report stored", count=2), (out.lines, err.lines)
-    finally:
-        watcher.terminate()
-        watcher.wait(timeout=10)
-        watcher.stdout.close()
-        watcher.stderr.close()
     assert any("lost" in line and "reconnecting in 1 s" in line for line in err.lines)
     assert stored_ids() == ["r-1", "r-2"]
     assert box.subjects(box.done) == ["Report r-1", "Report r-2"]
     assert Organization.get().dirty_since is None     # each batch refreshed the snapshots
-
-
-class Lines:
-    """The lines a stream yields, collected by a thread; wait_for polls them."""
-
-    def __init__(self, stream):
-        self.lines: list[str] = []
-        threading.Thread(target=lambda: self.lines.extend(stream), daemon=True).start()
-
-    def wait_for(self, prefix: str, count: int = 1, timeout: float = 20) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if sum(prefix in line for line in self.lines) >= count:
-                return True
-            time.sleep(0.05)
-        return False
 
 
 def test_idle_returns_at_its_timeout_or_as_soon_as_a_message_arrives(acme, box, config):
