@@ -23,9 +23,6 @@ meter = DatabaseProxy()
 # WAL lets readers (the web workers) run beside one writer (ingest, snapshotter); the busy
 # timeout makes a writer wait for a lock instead of failing at once.
 SQLITE_PRAGMAS = {
-    # Set before the first table is made, a new store gives pages freed by `rua prune` back to
-    # the file system (store/retention.py); on an older store it changes nothing by itself.
-    "auto_vacuum": "incremental",
     "journal_mode": "wal",
     "foreign_keys": 1,
     "busy_timeout": 5000,

@@ -266,6 +266,12 @@ def current_version(database) -> int:
 
 def migrate(database) -> list[tuple[int, str]]:
     """Apply every pending migration, each in its own transaction; return those applied."""
+    if not is_postgres() and not database.get_tables():
+        # A new SQLite store gives the pages `rua prune` frees back to the file system
+        # (store/retention.py). WAL is on already, so the change needs a VACUUM, instant while
+        # the file is empty; as a per-connection pragma it would take a lock every time.
+        database.execute_sql("PRAGMA auto_vacuum = incremental")
+        database.execute_sql("VACUUM")
     database.create_tables([SchemaVersion], safe=True)
     applied = []
     for version, description, step in MIGRATIONS:
