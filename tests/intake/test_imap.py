@@ -52,7 +52,7 @@ def test_every_message_is_ingested_then_filed_by_outcome(rua, acme, box, monkeyp
     assert result.exit_code == 1, (result.stdout, result.stderr)
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines[:-1]] == ["stored"] * 3 + ["refused"] * 2
-    assert f"{box.inbox};UID=4: no DMARC report attachment found" in lines[3]
+    assert f"{box.inbox};UID=4: no DMARC or TLS report attachment found" in lines[3]
     assert f"{box.inbox};UID=5:" in lines[4] and "larger than the 200000-byte limit" in lines[4]
     assert lines[-1].startswith("5 files: 3 reports stored, 0 duplicates, 2 refused")
     assert stored_ids() == ["r-gz", "r-xml", "r-zip"]
