@@ -15,10 +15,29 @@ from datetime import datetime, timezone
 
 from ingest.model import ReportError
 
-RESULT_TYPES = ("starttls-not-supported", "certificate-host-mismatch", "certificate-expired",
-                "certificate-not-trusted", "validation-failure", "tlsa-invalid",
-                "dnssec-invalid", "dane-required", "sts-policy-fetch-error",
-                "sts-policy-invalid", "sts-webpki-invalid")
+# RFC 8460 section 4.3's result types, with a label to show and what to fix (the action item).
+RESULT_TYPES = {
+    "starttls-not-supported": ("STARTTLS not supported",
+                               "offer STARTTLS on every MX host the policy names"),
+    "certificate-host-mismatch": ("Certificate does not match the host",
+                                  "serve a certificate naming the MX host (or fix the MX "
+                                  "patterns of the MTA-STS policy)"),
+    "certificate-expired": ("Certificate expired", "renew the MX host's certificate"),
+    "certificate-not-trusted": ("Certificate not trusted",
+                                "serve a certificate from a public CA with its full chain"),
+    "validation-failure": ("Validation failure",
+                           "check the MX host's certificate chain and the policy's MX names"),
+    "tlsa-invalid": ("TLSA record invalid", "publish TLSA records matching the MX certificate"),
+    "dnssec-invalid": ("DNSSEC invalid", "repair the DNSSEC chain of the MX host's zone"),
+    "dane-required": ("DANE required but not usable",
+                      "publish valid TLSA records under a signed zone"),
+    "sts-policy-fetch-error": ("MTA-STS policy could not be fetched",
+                               "serve https://mta-sts.<domain>/.well-known/mta-sts.txt with a "
+                               "valid certificate"),
+    "sts-policy-invalid": ("MTA-STS policy invalid", "correct the MTA-STS policy file's syntax"),
+    "sts-webpki-invalid": ("MTA-STS policy host's certificate invalid",
+                           "serve the mta-sts host with a valid public certificate"),
+}
 POLICY_TYPES = ("sts", "tlsa", "no-policy-found")
 _KEYS = ("organization-name", "date-range", "report-id", "policies")
 
@@ -99,9 +118,9 @@ def parse(data: bytes, origin: str) -> TlsReport:
 
 def _required_text(document: dict, key: str) -> str:
     value = document.get(key)
-    if not isinstance(value, (str, int)) or not str(value).strip():
+    if not isinstance(value, str) or not value.strip():
         raise ReportError(f"TLS report: {key} is missing")
-    return str(value).strip()
+    return value.strip()
 
 
 def _date_range(value, warnings: list) -> tuple[int, int]:
@@ -127,6 +146,11 @@ def _moment(value, name: str, warnings: list) -> int:
         warnings.append(f"date-range {name} has no time zone; read as UTC")
         moment = moment.replace(tzinfo=timezone.utc)
     return int(moment.timestamp())
+
+
+def result_label(kind: str) -> str:
+    """The result type's label; an unknown one is shown as written."""
+    return RESULT_TYPES[kind][0] if kind in RESULT_TYPES else kind
 
 
 def _policy(number: int, entry, warnings: list) -> TlsPolicy:
