@@ -80,13 +80,13 @@ def _store(parsed: Parsed, org: Organization, key: str, days, received_at, notes
         failed_sessions=parsed.failed,
         success_rate=round(100.0 * parsed.successful / total, 2) if total else 0.0,
         body=parsed.body, parse_warnings=warnings or None, received_at=received_at)
-    for ordinal, policy in enumerate(parsed.policies):
-        domain = policy.policy_domain
-        TlsPolicy.create(report=report.id, org=org.id, ordinal=ordinal,
-                         policy_domain=_cut(domain, 253, "policy-domain", warnings),
-                         policy_type=_cut(policy.policy_type, 32, "policy-type", warnings),
-                         successful_sessions=policy.successful, failed_sessions=policy.failed,
-                         failures=policy.failures)
+    rows = [{"report": report.id, "org": org.id, "ordinal": ordinal,
+             "policy_domain": _cut(policy.policy_domain, 253, "policy-domain", warnings),
+             "policy_type": _cut(policy.policy_type, 32, "policy-type", warnings),
+             "successful_sessions": policy.successful, "failed_sessions": policy.failed,
+             "failures": policy.failures} for ordinal, policy in enumerate(parsed.policies)]
+    if rows:
+        TlsPolicy.insert_many(rows).execute()        # one statement: a report has few policies
     if warnings != (report.parse_warnings or []):
         report.parse_warnings = warnings
         report.save(only=[TlsReport.parse_warnings])
