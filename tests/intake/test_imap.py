@@ -17,11 +17,11 @@ from config import Config
 from ingest.pipeline import ingest_paths
 from intake import imap
 from intake.mailbox_url import IntakeError
-from store.models import Organization, Report
+from store.models import Organization, Report, TlsReport
 from tests.cli.outcome import assert_refused
 from tests.factories import make_org
 from tests.intake.conftest import report_mail, subject
-from tests.ingest import xmlbuild
+from tests.ingest import tlsbuild, xmlbuild
 
 # Each test starts its own Dovecot mailbox (about 4 s): the quick loop leaves them out.
 pytestmark = pytest.mark.slow
@@ -297,3 +297,16 @@ def test_a_message_whose_store_was_locked_stays_to_be_read_again(rua, acme, box,
     again = rua("fetch", "imap")
     assert again.exit_code == 0 and again.stdout.startswith(f"stored     {box.inbox};UID=1 ")
     assert box.subjects(box.done) == ["Report r-1"] and stored_ids() == ["r-1"]
+
+
+def test_tls_reports_are_stored_and_failure_reports_refused_by_name(rua, acme, box):
+    box.append(subject(tlsbuild.mail(tlsbuild.gzipped(tlsbuild.report_bytes())), "TLS report"),
+               subject(tlsbuild.failure_report_mail(), "Failure report"))
+    result = rua("fetch", "imap")
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("stored") and lines[1].startswith("refused")
+    assert "a DMARC failure (forensic) report" in lines[1]
+    assert TlsReport.get().report_id == "tls-1"
+    assert box.subjects(box.done) == ["TLS report"]
+    assert box.subjects(box.refused) == ["Failure report"]
