@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from jsonschema import Draft202012Validator
+
 from snapshotter import jobs, tls
 from snapshotter.model import TlsTally
 from store import snapshots
@@ -12,6 +14,7 @@ from store.models import Event
 from tests.factories import make_domain, make_org, make_tls_report
 from tests.ingest.tlsbuild import policy
 from tests.snapshotter.reports import NOW, TODAY
+from tests.test_contract import DOC
 
 DAY = date(2026, 3, 31)
 
@@ -97,6 +100,8 @@ def test_stored_reports_reach_the_health_blob_and_the_event_is_raised_then_clear
                              "policy_types": ["sts"],
                              "last_report_date": (TODAY - timedelta(days=1)).isoformat()}
     assert "TLS reports are arriving" in health["dns"]["tls_rpt"]["details"]
+    schema = {"$ref": "#/components/schemas/DomainHealth", "components": DOC["components"]}
+    assert not [e.message for e in Draft202012Validator(schema).iter_errors(health)]
     [event] = Event.select().where(Event.org == org.id, Event.cleared_at.is_null())
     assert event.type == "tls_failures" and event.domain == "example.net"
     assert health["action_items"][0]["type"] == "tls_failures"
