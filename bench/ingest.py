@@ -236,6 +236,23 @@ def large_report(folder: str, records: int) -> str:
     return path
 
 
+def tls_corpus(corpus: pathlib.Path, repeat: int) -> None:
+    """SMTP TLS reports (the tlsrpt folder beside the corpus) against as many of the smallest
+    DMARC corpus files, rua parse+store on each: TLS reports are small, so about the same time."""
+    tls_files = corpus_files(corpus.parent / "tlsrpt")
+    if not tls_files:
+        print(f"\nno TLS reports under {corpus.parent / 'tlsrpt'}: TLS figures skipped")
+        return
+    small = sorted(corpus_files(corpus), key=os.path.getsize)[:len(tls_files)]
+    store = [sys.executable, __file__, "--worker", "store"]
+    rows = {"TLS reports": best(store, tls_files, repeat),
+            "DMARC (smallest)": best(store, small, repeat)}
+    table(f"rua parse+store, {len(tls_files)} TLS report files against the {len(small)} smallest "
+          f"DMARC files", rows, len(tls_files), "files")
+    tls, dmarc = rows["TLS reports"]["cpu"], rows["DMARC (smallest)"]["cpu"]
+    print(f"TLS / DMARC work CPU: {tls / dmarc:.2f} (goal: about 1)")
+
+
 def compare_trees(args) -> None:
     """Work CPU of parse and parse+store, this tree against args.against, interleaved rounds."""
     trees = {"this tree": str(ROOT), "against": str(pathlib.Path(args.against).resolve())}
@@ -307,6 +324,7 @@ def main() -> None:
     rows = {name: best(cmd, files, args.repeat) for name, cmd in commands.items()}
     table(f"corpus {corpus}: {len(files)} files, {size:.1f} MB", rows, len(files), "files")
     ratios(rows, 5)
+    tls_corpus(corpus, args.repeat)
 
     with tempfile.TemporaryDirectory(prefix="rua-bench-large-") as folder:
         path = large_report(folder, args.records)

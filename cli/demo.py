@@ -9,6 +9,7 @@ import click
 from cli.common import fail
 from cli.session import open_store
 from demo import reports as generator
+from demo import tls_reports
 from store import keys
 from store.migrations import migrate
 from store.models import ApiKey, Domain, Member, Organization, Report
@@ -48,13 +49,14 @@ def _load_reports(config, org, seed: int, days: int) -> list[str]:
 
     with tempfile.TemporaryDirectory(prefix="rua-demo-") as folder:
         generator.write_files(counted(), folder)
+        tally.update(tls_reports=tls_reports.write_files(tls_reports.generate(seed, days), folder))
         # The demo's addresses are invented: looking them up would only cost time.
         for result in ingest_paths([folder], config=config.replace(offline=True), org=org):
             statuses[result.status] += 1
             if result.error:
                 errors.append(f"{result.path}: {result.error}")
     lines = [f"generated {tally['reports']} reports ({tally['records']} records, "
-             f"{tally['messages']} messages) "
+             f"{tally['messages']} messages) and {tally['tls_reports']} TLS reports "
              f"over {days} days, seed {seed}",
              "ingested: " + ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))]
     return lines + [f"  {error}" for error in errors[:5]]

@@ -1,4 +1,6 @@
-"""Find the XML documents in what the user hands us: files, directories, Maildirs, mboxes, stdin.
+"""Find the reports in what the user hands us: files, directories, Maildirs, mboxes, stdin.
+
+A report is DMARC aggregate XML or an SMTP TLS report (RFC 8460 JSON).
 
 Containers are recognised by their content, never by file name. Every decompression is measured
 while it runs, so a bomb is refused at the cap instead of filling memory or disk.
@@ -12,8 +14,11 @@ from typing import Iterator
 
 from ingest.archives import (Blob, Budget, BudgetSpent, TooLarge, Unreadable, gunzip,
                              read_stream, spool, zip_members)
-from ingest.mail import declares_report, looks_like_report_xml, mbox_messages, message_parts
+from ingest.failure_reports import is_failure_report
+from ingest.mail import (declares_report, declares_tls_report, looks_like_report_xml,
+                         mbox_messages, message_parts, unbase64)
 from ingest.model import Document, Refused
+from ingest.tls_report import looks_like_tls_report
 
 SEP = " » "
 _EMAIL_HEADER = re.compile(rb"[A-Za-z][A-Za-z0-9-]*:")
@@ -41,13 +46,15 @@ def iter_message(origin: str, data: bytes, *, max_bytes: int, max_depth: int,
 
 
 def sniff(head: bytes) -> str | None:
-    """The container kind from the first bytes: xml, gzip, zip, mbox, email, or None."""
+    """The container kind from the first bytes: xml, json, gzip, zip, mbox, email, or None."""
     if head.startswith(b"\x1f\x8b"):
         return "gzip"
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
         return "zip"
     if head.startswith(_BOMS) or head.lstrip().startswith(b"<"):
         return "xml"
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return "json"
     if head.startswith(b"From "):
         return "mbox"
     if _EMAIL_HEADER.match(head.lstrip()):
@@ -121,8 +128,11 @@ class _Walker:
         if kind == "xml":
             yield Document(origin, blob.open)
             return
+        if kind == "json":
+            yield from self._json(origin, blob)
+            return
         if kind is None:
-            reason = "empty file" if not head else "neither XML, gzip, zip nor e-mail"
+            reason = "empty file" if not head else "neither XML, JSON, gzip, zip nor e-mail"
             yield Refused(origin, f"{origin}: not a report: {reason}")
             return
         if depth >= self.max_depth:
@@ -133,6 +143,13 @@ class _Walker:
         except Exception as exc:  # hostile bytes can trip any library; the rest must still be read
             text = " ".join(str(exc).split())[:200]
             yield Refused(origin, f"{origin}: cannot read this {kind} ({type(exc).__name__}: {text})")
+
+    def _json(self, origin: str, blob: Blob, notes: tuple = ()) -> Iterator[Document | Refused]:
+        if looks_like_tls_report(blob.head(65536)):
+            yield Document(origin, blob.open, kind="tlsrpt", notes=notes)
+        else:
+            yield Refused(origin, f"{origin}: not a report: JSON, but not an SMTP TLS report "
+                                  f"(RFC 8460)")
 
     def _gzip(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
         try:
@@ -162,24 +179,38 @@ class _Walker:
 
     def _email(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
         found = False
-        for name, content_type, payload in message_parts(blob.read().lstrip()):
+        raw = blob.read().lstrip()
+        for name, content_type, payload in message_parts(raw):
+            tls = declares_tls_report(name, content_type)
+            if tls and sniff(payload[:4096]) is None:
+                payload = unbase64(payload)      # some reporters base64 the body twice
             kind = sniff(payload[:4096])
             if kind == "xml" and not looks_like_report_xml(payload[:65536]):
                 kind = None
-            if kind not in ("gzip", "zip", "xml"):
-                if declares_report(name, content_type):
+            if kind == "json" and not looks_like_tls_report(payload):
+                kind = None
+            if kind not in ("gzip", "zip", "xml", "json"):
+                if declares_report(name, content_type) or tls:
                     found = True
                     yield Refused(origin + SEP + name, f"{origin}{SEP}{name}: attachment is marked "
-                                  f"{content_type} but holds no readable gzip, zip or report XML")
+                                  f"{content_type} but holds no readable gzip, zip, report XML "
+                                  f"or TLS report JSON")
                 continue
             found = True
+            member = origin + SEP + name
             if len(payload) > self.max_bytes:
-                yield Refused(origin + SEP + name,
-                              f"{origin}{SEP}{name}: larger than the {self.max_bytes}-byte limit")
+                yield Refused(member, f"{member}: larger than the {self.max_bytes}-byte limit")
                 continue
-            yield from self.expand(origin + SEP + name, Blob(payload), depth)
-        if not found:
-            yield Refused(origin, f"{origin}: no DMARC report attachment found")
+            if kind == "json" and content_type.endswith("gzip"):
+                yield from self._json(member, Blob(payload), (
+                    f"attachment marked {content_type} holds plain JSON",))
+                continue
+            yield from self.expand(member, Blob(payload), depth)
+        if not found and is_failure_report(raw):
+            yield Refused(origin, f"{origin}: a DMARC failure (forensic) report, not an aggregate "
+                                  f"or TLS report: rua does not store failure reports")
+        elif not found:
+            yield Refused(origin, f"{origin}: no DMARC or TLS report attachment found")
 
     def _mbox(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
         with blob.open() as stream:

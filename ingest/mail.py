@@ -14,6 +14,7 @@ from typing import BinaryIO, Iterator
 _FEEDBACK = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?feedback[\s>/]")
 _REPORT_TYPES = {"application/zip", "application/x-zip-compressed", "application/x-zip",
                  "application/gzip", "application/x-gzip", "application/xml", "text/xml"}
+_BASE64 = re.compile(rb"[A-Za-z0-9+/]+={0,2}")
 _HEADER_LINE = re.compile(rb"^[!-9;-~]+:")
 _NAME_PARAM = re.compile(r'^\s*(?:file)?name\*?=\s*"?([^";\r\n]+)"?', re.IGNORECASE)
 
@@ -34,6 +35,20 @@ def declares_report(name: str, content_type: str) -> bool:
     """A part whose name or type says it carries a report (or an archive), whatever it holds."""
     lowered = name.lower()
     return content_type in _REPORT_TYPES or lowered.endswith((".zip", ".gz", ".gzip", ".xml"))
+
+
+def declares_tls_report(name: str, content_type: str) -> bool:
+    """A part whose type (application/tlsrpt+json, +gzip) or name says it is a TLS report."""
+    lowered = name.lower()
+    return content_type.startswith("application/tlsrpt") or lowered.endswith((".json", ".json.gz"))
+
+
+def unbase64(data: bytes) -> bytes:
+    """data decoded as base64 when it is nothing but base64 text, else data unchanged."""
+    text = re.sub(rb"\s+", b"", data)
+    if not text or len(text) % 4 or not _BASE64.fullmatch(text):
+        return data
+    return base64.b64decode(text)
 
 
 def looks_like_report_xml(head: bytes) -> bool:

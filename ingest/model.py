@@ -13,7 +13,9 @@ class ReportError(ValueError):
 class Document:
     """One XML document found in an input; origin names the file and any members it sits in."""
     origin: str                      # e.g. "mail.eml » report.zip » google.com!x!1!2.xml"
-    open: Callable[[], BinaryIO]     # a fresh binary stream of the (decompressed) XML
+    open: Callable[[], BinaryIO]     # a fresh binary stream of the (decompressed) document
+    kind: str = "dmarc"              # dmarc (aggregate XML) | tlsrpt (RFC 8460 JSON)
+    notes: tuple[str, ...] = ()      # how its container departed from its label, as warnings
 
 
 @dataclass

@@ -13,11 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
-from ingest import routing, xml_report
+from ingest import routing, tls_report, xml_report
 from ingest.files import SEP, iter_documents, iter_message
 from ingest.model import Document, Refused, ReportError
 from ingest.printable import printable
 from ingest.storing import DomainCaps, store_report
+from ingest.tls_storing import store_tls_report
 
 
 @dataclass
@@ -108,6 +109,8 @@ def _ingest_one(item, result: FileResult, org, config) -> str:
     if isinstance(item, Refused):
         result.refusals.append(item.reason)
         return "refused"
+    if item.kind == "tlsrpt":
+        return _ingest_tls(item, result, org)
     parsed, opened = None, []
 
     def open_tracked():
@@ -117,11 +120,8 @@ def _ingest_one(item, result: FileResult, org, config) -> str:
         parsed = xml_report.parse(Document(item.origin, open_tracked),
                                   max_records=config.max_records)
         stored = store_report(parsed, org=org, caps=DomainCaps.of(config))
-    except ReportError as exc:
-        result.refusals.append(_naming(item.origin, str(exc)))
-        return "refused"
     except Exception as exc:            # a fault in one input must not stop the batch
-        result.refusals.append(f"{item.origin}: unexpected error ({_one_line(exc)})")
+        result.refusals.append(_refusal(item.origin, exc))
         return "refused"
     finally:
         # A duplicate or unroutable report is never read to its end: close what parsing opened.
@@ -135,6 +135,33 @@ def _ingest_one(item, result: FileResult, org, config) -> str:
         "messages": report.total_messages, "compliant": report.compliant_messages,
         "status": stored.status})
     return stored.status
+
+
+def _ingest_tls(item: Document, result: FileResult, org) -> str:
+    """Store one TLS report (or note its refusal) into result; the report's status. It carries
+    sessions, not records or messages: those counts stay 0 and `sessions` says how many."""
+    try:
+        with item.open() as stream:
+            parsed = tls_report.parse(stream.read(), item.origin)
+        stored = store_tls_report(parsed, org=org, notes=item.notes)
+    except Exception as exc:            # a fault in one input must not stop the batch
+        result.refusals.append(_refusal(item.origin, exc))
+        return "refused"
+    report = stored.report
+    result.reports.append({
+        "id": report.id, "report_id": report.report_id, "org_name": report.org_name,
+        "domain": ", ".join(report.policy_domains), "kind": "tlsrpt", "records": 0,
+        "messages": 0, "compliant": 0,
+        "sessions": report.successful_sessions + report.failed_sessions,
+        "status": stored.status})
+    return stored.status
+
+
+def _refusal(origin: str, exc: Exception) -> str:
+    """The one line saying why a document was refused: a ReportError's reason, else the fault."""
+    if isinstance(exc, ReportError):
+        return _naming(origin, str(exc))
+    return f"{origin}: unexpected error ({_one_line(exc)})"
 
 
 def _naming(origin: str, message: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from snapshotter import conditions
+from snapshotter import conditions, tls
 from snapshotter.model import OrgFacts
 from store import events
 from store.clock import to_epoch
@@ -34,6 +34,7 @@ def apply(org_id: str, facts: OrgFacts, now: datetime, *, mark: bool = True) -> 
     for d in facts.domains.values():
         outcome.add(conditions.domain_outcome(d.name, d.days, d.policies, d.last_report_day,
                                               facts.today))
+        outcome.add(conditions.Outcome(*tls.tls_failures(d.name, d.tls_days, facts.today)))
     outcome.add(_parse_warnings(org_id, now, open_events))
     outcome.cleared += [k for k, (type_, created) in open_events.items()
                         if type_ in EXPIRING and conditions.expired(created, now)]

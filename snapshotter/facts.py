@@ -7,9 +7,9 @@ from peewee import fn
 
 from snapshotter import day_totals, dns
 from snapshotter.model import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
-                               OrgFacts, Policy, Sender, Tally)
+                               OrgFacts, Policy, Sender, Tally, TlsTally)
 from store import db, snapshots
-from store.models import DailyRollup, Domain, DomainDay, Event, Source
+from store.models import DailyRollup, Domain, DomainDay, Event, Source, TlsDay
 
 # A year of trends plus the scoring window before its first day (back-filled history).
 HORIZON_DAYS = TREND_DAYS + WINDOW_DAYS
@@ -37,6 +37,7 @@ def read(org_id: str, today: date, report_address: str = ""):
     _add_last_reports(org_id, facts, first)
     _add_senders(org_id, facts)
     _add_items(org_id, facts)
+    _add_tls(org_id, facts, first)
     changed = summed or len(totals) != len(cached)
     return facts, (day_totals.dump(totals) if changed else None), summed
 
@@ -56,6 +57,7 @@ def read_domain(org_id: str, name: str, today: date, report_address: str = "") -
     _add_last_reports(org_id, facts, first, name)
     _add_senders(org_id, facts, name)
     _add_items(org_id, facts, name)
+    _add_tls(org_id, facts, first, name)
     return facts
 
 
@@ -113,6 +115,22 @@ def _add_last_reports(org_id: str, facts: OrgFacts, first: date, name: str | Non
                                 DomainDay.day == d.last_report_day)
             d.policies = [(d.last_report_day, Policy(row.policy_p or "", row.policy_pct,
                                                      row.policy_testing or ""))]
+
+
+def _add_tls(org_id: str, facts: OrgFacts, first: date, name: str | None = None):
+    """The TLS report days (TlsDay rollups) of the domains already known, from `first` on."""
+    query = (TlsDay.select(TlsDay.domain, TlsDay.day, TlsDay.successful_sessions,
+                           TlsDay.failed_sessions, TlsDay.reports, TlsDay.failures,
+                           TlsDay.policy_types)
+             .where(TlsDay.org == org_id, TlsDay.day >= first))
+    if name is not None:
+        query = query.where(TlsDay.domain == name)
+    for row in query:
+        d = facts.domains.get(row.domain)
+        if d is not None:
+            d.tls_days[_day(row.day)] = TlsTally(
+                row.successful_sessions, row.failed_sessions, row.reports,
+                tuple(sorted((row.failures or {}).items())), tuple(row.policy_types or ()))
 
 
 def _add_senders(org_id: str, facts: OrgFacts, name: str | None = None):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from snapshotter import dns
+from snapshotter import dns, tls
 from snapshotter.grades import grade, health_state, policy_name, whole
 from snapshotter.model import SEVERITY_RANK, WINDOW_DAYS, Item, Sender
 from snapshotter.scores import Ledger, Scored
@@ -45,6 +45,7 @@ def assess(ledger: Ledger, name: str) -> Assessment:
     d = ledger.facts.domains[name]
     compliance = ledger.domain(name)
     view = dns.dns_view(name, d.dns)
+    view["tls_rpt"] = tls.with_arrivals(view["tls_rpt"], d.tls_days, ledger.facts.today)
     gaps = dns.dns_items(name, view)
     items = sorted_items(gaps + dns.without_repeats(gaps, d.items))
     if compliance.score is not None and not compliance.tally.messages:
@@ -110,6 +111,7 @@ def health_doc(ledger: Ledger, name: str, computed_at: datetime,
         "last_report_date": d.last_report_day, "total_messages": c.tally.messages, "dns": a.dns,
         "compliance": {"rate": c.compliance_rate, "spf_pass": c.spf_rate, "dkim_pass": c.dkim_rate,
                        "policy": compliance_policy(a, dns.published_policy(d.dns))},
+        "tls": tls.tls_summary(d.tls_days, ledger.facts.today),
         "top_senders": [sender_body(s) for s in d.senders[:TOP_SENDERS]],
         "alert_count": len(a.items),
         "action_items": [item_body(i) for i in a.items[:ACTION_ITEMS_SHOWN]],

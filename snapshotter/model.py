@@ -35,6 +35,16 @@ ZERO = Tally()
 
 
 @dataclass(frozen=True, slots=True)
+class TlsTally:
+    """One domain's SMTP TLS sessions on one day, as its TLS reports counted them."""
+    successful: int = 0
+    failed: int = 0
+    reports: int = 0
+    failures: tuple = ()             # ((result type, failed sessions), ...)
+    policy_types: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Policy:
     """The DMARC policy a report published: p, pct (None = 100) and testing (t=y)."""
     p: str = ""
@@ -78,6 +88,7 @@ class DomainFacts:
     items: list[Item] = field(default_factory=list)
     dns: dict | None = None          # the last live DNS check per kind; None = never checked
     inherited_from: str = ""         # organizational parent whose record covers the domain
+    tls_days: dict[date, TlsTally] = field(default_factory=dict)        # TLS report days
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The 14 event types: label, severity and whether a channel may be sent them (deliverable).
+"""The 15 event types: label, severity and whether a channel may be sent them (deliverable).
 
 Here rather than in webapp/: the /enums document shows them, and the outbox (store/outbox.py)
 and the messages it sends (notify/) need the same table without importing the web layer.
@@ -21,6 +21,7 @@ ALERT_TYPES = [
     ("blocklisted_source", "Source on a blocklist", "warning", True),
     ("no_reports", "No reports received", "warning", True),
     ("auto_domain_cap", "Reports for new domains refused", "warning", True),
+    ("tls_failures", "TLS delivery failures", "warning", True),
     ("weak_dkim_key", "Weak DKIM key", "warning", False),
     ("report_parse_warnings", "Report parsed with warnings", "info", False),
     ("quota_near_cap", "API quota nearly spent", "warning", False),

@@ -6,7 +6,8 @@ record indexes that others cover; version 4 has SQLite keep each organization's 
 row by triggers; version 5 allows one open event per dedupe key; version 6 gives sources their
 totals (kept by ingest from then on) and enrichment fields; version 7 adds notification
 channels and the outbox of their deliveries; version 8 has sources remember the other
-spellings of their address; version 9 gives them the text their search matches. Once a
+spellings of their address; version 9 gives them the text their search matches; version 12
+adds SMTP TLS reports, their policies and their daily totals. Once a
 release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
 add_column and friends), so an existing database is upgraded in place without losing data.
 """
@@ -15,8 +16,8 @@ from __future__ import annotations
 from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
-from store.models import (MODELS, JobRun, NotifyChannel, Outbox, Record, Report, SchemaVersion, Source,
-                          SourceDomain, Usage)
+from store.models import (MODELS, JobRun, NotifyChannel, Outbox, Record, Report, SchemaVersion,
+                          Source, SourceDomain, TlsDay, TlsPolicy, TlsReport, Usage)
 
 
 def _initial_schema(database):
@@ -187,6 +188,11 @@ def _notification_outbox(database):
     database.create_tables([NotifyChannel, Outbox], safe=True)
 
 
+def _tls_reports(database):
+    """SMTP TLS reports, their policies and their daily totals (new tables; nothing to fill)."""
+    database.create_tables([TlsReport, TlsPolicy, TlsDay], safe=True)
+
+
 def _add_columns(database, model, fields):
     """Add the model's fields its table lacks (a store made before them)."""
     from playhouse.migrate import PostgresqlMigrator, SqliteMigrator, migrate as alter
@@ -252,6 +258,7 @@ MIGRATIONS = [
     (8, "sources remember the other spellings of their address", _source_spellings),
     (9, "sources carry the text their search matches; source domains keyed by ip first",
      _source_search),
+    (12, "SMTP TLS reports (RFC 8460), their policies and daily totals", _tls_reports),
     (13, "the last run of each scheduled job", _job_runs),
     (14, "reports say when retention deleted their records", _records_pruned_at),
 ]

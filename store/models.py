@@ -231,6 +231,72 @@ class DomainDay(BaseModel):
                    (("org", "reports"), False))
 
 
+class TlsReport(BaseModel):
+    """An SMTP TLS report (RFC 8460): its JSON as received and its totals over its policies."""
+    id = UlidField(primary_key=True, default=new_ulid)
+    org = ForeignKeyField(Organization, backref="tls_reports", on_delete="CASCADE")
+    dedupe_key = CharField(max_length=64)        # organization-name, report-id and period
+    org_name = CharField(max_length=255)
+    report_id = CharField(max_length=255)
+    contact_info = CharField(max_length=320, default="")
+    date_begin = BigIntegerField()
+    date_end = BigIntegerField()
+    day_begin = DateField()
+    day_end = DateField()
+    policy_domains = JSONField(default=list)
+    successful_sessions = BigIntegerField(default=0)
+    failed_sessions = BigIntegerField(default=0)
+    success_rate = FloatField(default=0.0)
+    body = TextField()                           # the JSON text as received (decompressed)
+    parse_warnings = JSONField(null=True)
+    received_at = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = (
+            (("org", "dedupe_key"), True),
+            (("org", "date_end", "id"), False),
+            (("org", "received_at", "id"), False),
+            (("org", "failed_sessions", "id"), False),
+        )
+
+
+TlsReport.add_index(TlsReport.org, fn.LOWER(TlsReport.org_name), TlsReport.id,
+                    name="tls_report_org_lower_org_name_id")
+
+
+class TlsPolicy(BaseModel):
+    """One policy of a TLS report: its domain and type, sessions, failed sessions by result type."""
+    id = BigAutoField()
+    report = ForeignKeyField(TlsReport, backref="policies", on_delete="CASCADE", index=False)
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
+    ordinal = IntegerField()
+    policy_domain = CharField(max_length=253, default="")
+    policy_type = CharField(max_length=32, default="")
+    successful_sessions = BigIntegerField(default=0)
+    failed_sessions = BigIntegerField(default=0)
+    failures = JSONField(default=dict)           # {result type: failed sessions}, most first
+
+    class Meta:
+        indexes = ((("report", "ordinal"), True), (("org", "policy_domain", "report"), False))
+
+
+class TlsDay(BaseModel):
+    """Per org, policy domain and UTC day: the TLS sessions its reports counted."""
+    id = BigAutoField()
+    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    domain = CharField(max_length=253)
+    day = DateField()
+    reports = IntegerField(default=0)
+    successful_sessions = BigIntegerField(default=0)
+    failed_sessions = BigIntegerField(default=0)
+    failures = JSONField(default=dict)           # {result type: failed sessions}
+    policy_types = JSONField(default=list)
+    last_report_end = BigIntegerField(default=0)
+
+    class Meta:
+        indexes = ((("org", "domain", "day"), True), (("org", "day"), False))
+
+
 class Source(BaseModel):
     """A sending IP seen in an organization's reports: its totals, kept by ingest (ingest/
     source_facts.py), and what enrichment learned of it (sources/jobs.py). `ip` is the address
@@ -450,6 +516,7 @@ class SchemaVersion(BaseModel):
 
 
 MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
-          Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage, JobRun]
+          Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage,
+          TlsReport, TlsPolicy, TlsDay, JobRun]
 
 __all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]

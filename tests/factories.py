@@ -77,3 +77,17 @@ def make_usage(org, hour: int, key_id: str = "", **counts):
     """A Usage row: an hour (epoch of its start) already counted for the org ('') or a key."""
     from store.models import Usage
     return Usage.create(org=org, key_id=key_id, hour=hour, **counts)
+
+
+def make_tls_report(org, policies=None, *, received_at=None, **fields):
+    """A TLS report stored for `org` through the real storer; its TlsReport row.
+
+    policies: tests/ingest/tlsbuild.policy() entries; fields: tlsbuild.report()'s keywords
+    (org_name, report_id, start, end, contact)."""
+    import json
+
+    from ingest.tls_report import parse
+    from ingest.tls_storing import store_tls_report
+    from tests.ingest import tlsbuild
+    data = json.dumps(tlsbuild.report(policies, **fields)).encode()
+    return store_tls_report(parse(data, "r.json"), org=org, received_at=received_at).report

@@ -44,10 +44,12 @@ def answers(client, key: str, doc: dict) -> tuple[dict, dict]:
         return response.status_code, response.get_json()
 
     values = {"id": get("/reports?limit=1")[1]["reports"][0]["id"], "domain": "example.com",
-              "ip": get("/sources?limit=1")[1]["sources"][0]["source_ip"]}
+              "ip": get("/sources?limit=1")[1]["sources"][0]["source_ip"],
+              "tls": get("/tls-reports?limit=1")[1]["tls_reports"][0]["id"]}
     bodies = {}
     for path in json_get_paths(doc):
-        status, body = get(re.sub(r"{(\w+)}", lambda m: values[m.group(1)], path))
+        named = path.replace("/tls-reports/{id}", "/tls-reports/{tls}")
+        status, body = get(re.sub(r"{(\w+)}", lambda m: values[m.group(1)], named))
         assert status == 200, (path, status, body)
         bodies[path] = body
     errors = {name: get(url, other or key)[1] for name, (url, other) in ERRORS.items()}

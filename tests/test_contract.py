@@ -35,6 +35,8 @@ CONTRACT = {
     "/reports": ("report:read", {400}),
     "/reports/date-range": ("report:read", set()),
     "/reports/{id}": ("report:read", {400, 404}),
+    "/tls-reports": ("report:read", {400}),
+    "/tls-reports/{id}": ("report:read", {400, 404}),
     "/dashboard/overview": ("analytics:read", set()),
     "/statistics": ("analytics:read", {400}),
     "/compliance-score": ("analytics:read", {400}),

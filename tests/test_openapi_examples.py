@@ -22,7 +22,7 @@ def example_and_schema(path: str) -> tuple[object, dict]:
 
 
 def test_every_json_operation_is_covered():
-    assert len(PATHS) == 16
+    assert len(PATHS) == 18
 
 
 def test_the_document_has_an_example_of_itself_that_is_a_shortened_copy():

@@ -23,6 +23,7 @@ from webapp.snapshot_lane import SnapshotLane
 # ROOT = True is served at the site root instead of under the base path.
 RESOURCES = (
     "reports",
+    "tls_reports",
     "domains",
     "statistics",
     "top_sources",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, g, request
 
-from store import queries
+from store import queries, tls_queries
 from webapp import params
 from webapp.auth import requires
 from webapp.memo import remember
@@ -13,7 +13,7 @@ bp = Blueprint("domains", __name__)
 VERIFIED_STATES = frozenset({"verified", "verified_inherited"})
 
 
-def domain_shape(row, report_count: int) -> dict:
+def domain_shape(row, report_count: int, tls_report_count: int = 0) -> dict:
     """One monitored domain in the contract's shape."""
     verified = row.dmarc_state in VERIFIED_STATES
     shape = {
@@ -28,6 +28,7 @@ def domain_shape(row, report_count: int) -> dict:
         "source": row.source,
         "verified_source": row.verified_source if verified else "",
         "report_count": report_count,
+        "tls_report_count": tls_report_count,
         "verified_at": row.verified_at,
     }
     if shape["verified_source"] == "inherited":
@@ -42,5 +43,8 @@ def index():
     page = params.page(request.args)
     body = envelope("domains", queries.domain_page(org_id), page)
     counts = remember(("report_counts",), org_id, lambda: queries.report_counts(org_id))
-    body["domains"] = [domain_shape(row, counts.get(row.name, 0)) for row in body["domains"]]
+    # Not remembered: the memo's stamp moves with DMARC reports only, and TlsDay is small.
+    tls = tls_queries.report_counts(org_id)
+    body["domains"] = [domain_shape(row, counts.get(row.name, 0), tls.get(row.name, 0))
+                       for row in body["domains"]]
     return body

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
+from ingest.tls_report import RESULT_TYPES
 from store.alert_types import ALERT_TYPES
 from store.encoding import dumps
 from webapp.auth import requires
@@ -59,6 +60,8 @@ def catalog() -> dict:
     """The /enums document: category → [{code, label, severity?, deliverable?}]."""
     doc = {name: [{"code": c, "label": l, "severity": s} for c, l, s in entries]
            for name, entries in _CATEGORIES.items()}
+    doc["tls_result_type"] = [{"code": c, "label": label, "severity": "warning"}
+                              for c, (label, _) in RESULT_TYPES.items()]
     doc["alert_type"] = [{"code": c, "label": l, "severity": s, "deliverable": d}
                          for c, l, s, d in ALERT_TYPES]
     return doc

@@ -12,9 +12,9 @@ import sys
 import pytest
 
 from cli import ingest_display
-from store.models import Report
+from store.models import Report, TlsReport
 from tests.factories import make_domain, make_org
-from tests.ingest import xmlbuild
+from tests.ingest import tlsbuild, xmlbuild
 
 
 @pytest.fixture
@@ -201,3 +201,16 @@ def test_a_dash_with_a_terminal_on_stdin_is_a_usage_error_not_a_hang(database, c
     status, seen = run_on_terminal(["ingest", "-"], config)
     assert status == 2
     assert b"rua: error: - reads a report from standard input" in seen
+
+
+def test_tls_reports_are_ingested_beside_dmarc_reports_with_the_same_exit_codes(rua, acme, inputs):
+    paths = inputs({"a.xml": good("a"), "t.json.gz": tlsbuild.gzipped(tlsbuild.report_bytes())})
+    result = rua("ingest", *paths)
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout.splitlines()[1].startswith(f"stored     {paths[1]} (1 report")
+    assert TlsReport.get().org_id == acme.id
+    assert rua("ingest", paths[1]).exit_code == 0          # a duplicate
+    [stray] = inputs({"s.json": tlsbuild.report_bytes([tlsbuild.policy("elsewhere.example")])})
+    refused = rua("ingest", stray)
+    assert refused.exit_code == 1
+    assert "unroutable: no organization monitors elsewhere.example" in refused.stdout

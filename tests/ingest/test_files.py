@@ -94,8 +94,8 @@ def test_stdin_beyond_the_cap_is_refused(monkeypatch):
 
 @pytest.mark.parametrize("name, data, reason", [
     ("empty.xml", b"", "empty file"),
-    ("noise.bin", bytes(range(256)) * 4, "neither XML, gzip, zip nor e-mail"),
-    ("tls.json", b'{"organization-name": "x", "report-id": "1"}', "neither XML, gzip, zip nor e-mail"),
+    ("noise.bin", bytes(range(256)) * 4, "neither XML, JSON, gzip, zip nor e-mail"),
+    ("other.json", b"{\"name\": \"x\"}", "JSON, but not an SMTP TLS report"),
     ("truncated.gz", xb.gzipped(XML)[:-12], "truncated gzip"),
     ("corrupt.gz", b"\x1f\x8b\x08\x00" + b"\xff" * 40, "corrupt gzip"),
     ("corrupt.zip", b"PK\x03\x04" + b"\x00" * 60, "corrupt zip"),

@@ -139,7 +139,7 @@ def test_archives_nested_deeper_than_the_limit_are_refused(tmp_path, layers, rea
     (xb.gzipped(XML)[: len(xb.gzipped(XML)) // 2], "truncated gzip"),
     (b"\x1f\x8b\x08\x00\x00\x00\x00\x00" + bytes(range(256)), "corrupt gzip"),
     (b"PK\x03\x04" + bytes(range(256)) * 2, "corrupt zip"),
-    (bytes(range(1, 256)) * 64, "neither XML, gzip, zip nor e-mail"),
+    (bytes(range(1, 256)) * 64, "neither XML, JSON, gzip, zip nor e-mail"),
 ])
 def test_broken_bytes_are_refused_in_one_line(tmp_path, data, reason):
     (tmp_path / "broken").write_bytes(data)

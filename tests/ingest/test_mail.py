@@ -53,7 +53,7 @@ def test_an_inline_xml_body_is_read_but_an_html_body_is_not_a_report(tmp_path):
     assert contents(found(tmp_path / "inline.eml")) == [XML]
     (tmp_path / "html.eml").write_bytes(xb.mail({}, body="<html><body>Hello</body></html>"))
     [refused] = found(tmp_path / "html.eml")
-    assert isinstance(refused, Refused) and refused.reason.endswith("no DMARC report attachment found")
+    assert isinstance(refused, Refused) and refused.reason.endswith("no DMARC or TLS report attachment found")
 
 
 def test_a_broken_preview_header_with_an_unfolded_name_line_still_yields_the_attachment(tmp_path):
@@ -85,7 +85,7 @@ def test_an_attachment_marked_as_an_archive_that_is_not_one_is_refused_by_name(t
 def test_a_message_without_a_report_is_refused(tmp_path):
     (tmp_path / "hello.eml").write_bytes(xb.mail({"photo.png": (b"\x89PNG\r\n", "image/png")}))
     [refused] = found(tmp_path / "hello.eml")
-    assert refused.reason == f"{tmp_path / 'hello.eml'}: no DMARC report attachment found"
+    assert refused.reason == f"{tmp_path / 'hello.eml'}: no DMARC or TLS report attachment found"
 
 
 def test_an_mbox_yields_the_report_of_each_message(tmp_path):

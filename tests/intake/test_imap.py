@@ -14,11 +14,11 @@ from config import Config
 from ingest.pipeline import ingest_paths
 from intake import imap
 from intake.mailbox_url import IntakeError
-from store.models import Organization, Report
+from store.models import Organization, Report, TlsReport
 from tests.cli.outcome import assert_refused
 from tests.factories import make_org
 from tests.intake.conftest import report_mail, subject, watching
-from tests.ingest import xmlbuild
+from tests.ingest import tlsbuild, xmlbuild
 
 # Each test starts its own Dovecot mailbox (about 4 s): the quick loop leaves them out.
 pytestmark = pytest.mark.slow
@@ -48,7 +48,7 @@ def test_every_message_is_ingested_then_filed_by_outcome(rua, acme, box, monkeyp
     assert result.exit_code == 1, (result.stdout, result.stderr)
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines[:-1]] == ["stored"] * 3 + ["refused"] * 2
-    assert f"{box.inbox};UID=4: no DMARC report attachment found" in lines[3]
+    assert f"{box.inbox};UID=4: no DMARC or TLS report attachment found" in lines[3]
     assert f"{box.inbox};UID=5:" in lines[4] and "larger than the 200000-byte limit" in lines[4]
     assert lines[-1].startswith("5 files: 3 reports stored, 0 duplicates, 2 refused")
     assert stored_ids() == ["r-gz", "r-xml", "r-zip"]
@@ -264,3 +264,16 @@ def test_a_message_whose_store_was_locked_stays_to_be_read_again(rua, acme, box,
     again = rua("fetch", "imap")
     assert again.exit_code == 0 and again.stdout.startswith(f"stored     {box.inbox};UID=1 ")
     assert box.subjects(box.done) == ["Report r-1"] and stored_ids() == ["r-1"]
+
+
+def test_tls_reports_are_stored_and_failure_reports_refused_by_name(rua, acme, box):
+    box.append(subject(tlsbuild.mail(tlsbuild.gzipped(tlsbuild.report_bytes())), "TLS report"),
+               subject(tlsbuild.failure_report_mail(), "Failure report"))
+    result = rua("fetch", "imap")
+    assert result.exit_code == 1, (result.stdout, result.stderr)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("stored") and lines[1].startswith("refused")
+    assert "a DMARC failure (forensic) report" in lines[1]
+    assert TlsReport.get().report_id == "tls-1"
+    assert box.subjects(box.done) == ["TLS report"]
+    assert box.subjects(box.refused) == ["Failure report"]

@@ -8,10 +8,10 @@ import sqlite3
 import pytest
 
 from intake.maildir import seen_name
-from store.models import Report
+from store.models import Report, TlsReport
 from tests.cli.outcome import assert_refused
 from tests.intake.conftest import make_maildir, report_mail
-from tests.ingest import xmlbuild
+from tests.ingest import tlsbuild, xmlbuild
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def test_new_messages_are_ingested_then_marked_seen(rua, acme, maildir):
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"stored     {maildir / 'new' / '1.a.host'} (1 report")
     third = maildir / "new" / "3.a.host"
-    assert lines[2] == f"refused    {third}: no DMARC report attachment found"
+    assert lines[2] == f"refused    {third}: no DMARC or TLS report attachment found"
     assert lines[3].startswith("3 files: 2 reports stored, 0 duplicates, 1 refused")
     assert listing(maildir) == {"new": [], "tmp": [], "cur": [
         "0.a.host:2,S", "1.a.host:2,S", "2.a.host:2,S", "3.a.host:2,FS"]}
@@ -79,3 +79,16 @@ def test_a_message_whose_store_was_locked_stays_in_new(rua, acme, maildir, confi
     assert listing(maildir)["new"] == ["1.a.host"]
     assert rua("fetch", "maildir", maildir).exit_code == 0
     assert listing(maildir)["cur"] == ["1.a.host:2,S"]
+
+
+def test_tls_reports_and_failure_reports_are_told_apart(rua, acme, maildir):
+    gzipped = tlsbuild.gzipped(tlsbuild.report_bytes())
+    (maildir / "new" / "1.t.host").write_bytes(tlsbuild.mail(gzipped))
+    (maildir / "new" / "2.t.host").write_bytes(tlsbuild.failure_report_mail())
+    result = rua("fetch", "maildir", maildir)
+    assert result.exit_code == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"stored     {maildir / 'new' / '1.t.host'} (1 report")
+    assert lines[1].endswith("a DMARC failure (forensic) report, not an aggregate or TLS "
+                             "report: rua does not store failure reports")
+    assert TlsReport.get().report_id == "tls-1"

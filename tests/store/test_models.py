@@ -11,7 +11,7 @@ from store.migrations import current_version, latest_version, migrate
 from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, Member,
                           NotifyChannel, Organization, Record, Report, SchemaVersion,
                           ScoreHistory, Snapshot, Source, SourceDomain, Usage)
-from tests.factories import make_domain, make_key, make_member, make_org
+from tests.factories import make_domain, make_key, make_member, make_org, make_tls_report
 from tests.store.scratch import empty_database_url
 
 DAY = datetime.date(2026, 3, 1)
@@ -78,7 +78,7 @@ def test_migrate_creates_every_table_and_records_the_version(empty_database):
 def test_migrate_is_idempotent_and_reaches_the_latest_version(database):
     assert migrate(database) == []
     assert current_version(database) == latest_version()
-    assert SchemaVersion.select().count() == latest_version()
+    assert SchemaVersion.select().count() == len(migrations.MIGRATIONS)
 
 
 def test_a_pending_migration_is_applied_in_order_and_recorded(empty_database, monkeypatch):
@@ -226,6 +226,7 @@ def test_deleting_an_organization_removes_everything_it_owns(database):
                 build(org)
         Event.create(org=org, type="new_source", severity="info", title="t", dedupe_key="d")
         NotifyChannel.create(org=org, kind="email", target="ops@example.com")
+        make_tls_report(org)
     doomed.delete_instance()
     # The request counters are kept apart (on SQLite in their own file), outside the cascade.
     owned = [m for m in MODELS if isinstance(m._meta.fields.get("org"), ForeignKeyField)]
@@ -282,3 +283,11 @@ def test_the_counters_are_one_b_tree_keyed_by_org_key_and_hour(database, config)
     if config.is_sqlite:
         sql = meter.execute_sql("SELECT sql FROM sqlite_master WHERE name = 'usage'").fetchone()[0]
         assert sql.rstrip().endswith("WITHOUT ROWID")
+
+
+def test_version_12_adds_the_tls_report_tables_to_an_older_store(empty_database, monkeypatch):
+    migrate_up_to(empty_database, 9, monkeypatch)
+    for table in ("tls_day", "tls_policy", "tls_report"):    # made by a release before them
+        empty_database.execute_sql(f'DROP TABLE "{table}"')
+    assert 12 in [version for version, _ in migrate(empty_database)]
+    assert {"tls_report", "tls_policy", "tls_day"} <= set(empty_database.get_tables())

@@ -5,7 +5,8 @@ from datetime import datetime
 
 import pytest
 
-from tests.factories import make_domain, make_org
+from tests.factories import make_domain, make_org, make_tls_report
+from tests.ingest.tlsbuild import policy
 from tests.webapp.helpers import get
 
 
@@ -16,7 +17,17 @@ def test_a_domain_has_every_field_of_the_contract(client, org, key):
         "id": row.id, "domain": "example.com", "verified": False, "dmarc_state": "pending",
         "tlsrpt_enabled": False, "tlsrpt_state": "pending", "forensic_enabled": False,
         "forensic_state": "pending", "source": "manual", "verified_source": "",
-        "report_count": 0, "verified_at": None}], "total": 1, "limit": 50, "offset": 0}
+        "report_count": 0, "tls_report_count": 0, "verified_at": None}], "total": 1, "limit": 50,
+        "offset": 0}
+
+
+def test_tls_report_count_counts_the_tls_reports_naming_the_domain(client, org, key):
+    make_domain(org, "example.com")
+    make_domain(org, "example.org")
+    make_tls_report(org, [policy("example.com"), policy("example.com", policy_type="tlsa")])
+    make_tls_report(org, [policy("example.com"), policy("example.net")], report_id="t-2")
+    counts = {d["domain"]: d["tls_report_count"] for d in get(client, "/domains", key).get_json()["domains"]}
+    assert counts == {"example.com": 2, "example.org": 0}
 
 
 def test_a_domain_verified_through_its_parent_names_the_parent(client, org, key):
@@ -65,10 +76,10 @@ def test_the_domain_list_runs_a_bounded_number_of_queries(client, org, key, coun
     get(client, "/enums", key)                       # the key is known and touched
     before = count_queries.count
     get(client, "/domains?limit=10", key)
-    assert count_queries.count - before <= 4         # page, total, stamp, counts per domain
+    assert count_queries.count - before <= 5         # page, total, stamp, counts, TLS counts
     before = count_queries.count
     get(client, "/domains?limit=10", key)
-    assert count_queries.count - before <= 3         # the counts are remembered
+    assert count_queries.count - before <= 4         # the DMARC counts are remembered
 
 
 def test_report_count_counts_reports_whose_policy_domain_is_exactly_the_domain(client, org, key):

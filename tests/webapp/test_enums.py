@@ -1,14 +1,14 @@
-"""GET /enums: all eight categories, labels and severities, deliverable alert types."""
+"""GET /enums: all nine categories, labels and severities, deliverable alert types."""
 from __future__ import annotations
 
 from tests.webapp.helpers import get
 
 CATEGORIES = {"verification_state", "alert_type", "alert_severity", "action_item_severity",
-              "reputation_status", "dmarc_policy", "health_state", "grade"}
+              "reputation_status", "dmarc_policy", "health_state", "grade", "tls_result_type"}
 SEVERITIES = {"neutral", "success", "info", "warning", "critical"}
 DELIVERABLE = {"new_sender", "unauthorized_sender", "compliance_drop", "policy_changed",
                "dns_record_missing", "dns_record_invalid", "spf_lookup_limit", "verification_lost",
-               "blocklisted_source", "no_reports", "auto_domain_cap"}
+               "blocklisted_source", "no_reports", "auto_domain_cap", "tls_failures"}
 IN_APP_ONLY = {"weak_dkim_key", "report_parse_warnings", "quota_near_cap"}
 
 
@@ -16,7 +16,7 @@ def _codes(body, category):
     return [e["code"] for e in body[category]]
 
 
-def test_enums_names_all_eight_categories(client, key):
+def test_enums_names_all_nine_categories(client, key):
     resp = get(client, "/enums", key)
     assert resp.status_code == 200 and resp.mimetype == "application/json"
     assert set(resp.get_json()) == CATEGORIES
@@ -40,6 +40,10 @@ def test_the_values_are_those_the_responses_use(client, key):
     assert _codes(body, "reputation_status") == ["clean", "suspicious", "malicious", "unknown"]
     assert _codes(body, "dmarc_policy") == ["none", "quarantine", "reject"]
     assert _codes(body, "health_state") == ["nodata", "secure", "warning", "critical"]
+    assert _codes(body, "tls_result_type")[:3] == ["starttls-not-supported",
+                                                   "certificate-host-mismatch",
+                                                   "certificate-expired"]
+    assert len(_codes(body, "tls_result_type")) == 11
     assert _codes(body, "grade") == ["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "N/A"]
 
 

@@ -74,12 +74,14 @@ def test_the_generated_client_parses_every_answer_of_every_operation(rua, config
                                                     raise_on_unexpected_status=True)
         reports = ops["list_reports"].sync(client=client)
         sources = ops["list_sources"].sync(client=client)
+        tls = ops["list_tls_reports"].sync(client=client)
         values = {"id": reports.reports[0].id, "ip": sources.sources[0].source_ip,
                   "domain": "example.com"}
         for name, module in sorted(ops.items()):
             wanted = inspect.signature(module.sync_detailed).parameters
+            given = {**values, "id": tls.tls_reports[0].id} if "tls_report" in name else values
             answer = module.sync_detailed(client=client,
-                                          **{k: v for k, v in values.items() if k in wanted})
+                                          **{k: v for k, v in given.items() if k in wanted})
             assert answer.status_code == 200, (name, answer.status_code, answer.content[:300])
             if name.startswith("head_"):
                 continue

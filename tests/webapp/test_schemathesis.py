@@ -16,7 +16,8 @@ from schemathesis.generation import GenerationMode
 from store import events
 from store.clock import utcnow
 from store.models import Source
-from tests.factories import make_domain, make_report
+from tests.factories import make_domain, make_report, make_tls_report
+from tests.ingest.tlsbuild import policy
 from tests.test_contract import DOC, NOT_YET_BUILT, SteppingClock
 
 EXAMPLES_PER_OPERATION = 12
@@ -53,10 +54,14 @@ def api_schema(app, org, key):
     events.raise_event(org.id, "quota_near_cap", "quota_near_cap:0", severity="warning",
                        title="API quota nearly spent")
     events.clear(org.id, ["quota_near_cap:0"])
+    tls = make_tls_report(org, [policy("example.com", 40, 2, {"certificate-expired": 2},
+                                       **{"mx-host": "mx.example.com"}), policy("example.org")],
+                          contact=None)
     schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", app)
     # Path values that exist, so the 200 answers of /reports/{id} and the health are checked
     # as well as the 404s random values get.
-    return schema, {"id": first.id.lower(), "domain": "Example.com", "ip": "198.51.100.7"}
+    return schema, {"id": first.id.lower(), "domain": "Example.com", "ip": "198.51.100.7",
+                    "tls_id": tls.id}
 
 
 # One test per documented operation, named after it; the operations waiting for later work are
@@ -81,7 +86,9 @@ def test_generated_requests_get_no_5xx_and_answers_match_the_document(api_schema
               suppress_health_check=list(HealthCheck))
     def check(case, use_existing):
         if use_existing and case.path_parameters:
-            case.path_parameters = {name: existing[name] for name in case.path_parameters}
+            tls = path.startswith("/tls-reports/")
+            case.path_parameters = {name: existing["tls_id" if tls else name]
+                                    for name in case.path_parameters}
         response = case.call_and_validate(headers=auth)
         # A documented path must be routed: its own 404s name the missing resource.
         assert b'"route_not_found"' not in response.content, case.formatted_path

@@ -1,0 +1,131 @@
+"""Store one parsed TLS report: routed by its policy domains, deduplicated, one transaction."""
+from __future__ import annotations
+
+import hashlib
+
+from peewee import IntegrityError
+
+from ingest import routing
+from ingest.model import ReportError
+from ingest.storing import Stored, window_days
+from ingest.tls_report import TlsReport as Parsed
+from store import compiled as sql
+from store import db
+from store.clock import utcnow
+from store.models import Organization, TlsDay, TlsPolicy, TlsReport
+
+_SUMS = (TlsDay.reports, TlsDay.successful_sessions, TlsDay.failed_sessions)
+
+
+def dedupe_key(org_name: str, report_id: str, begin: int, end: int) -> str:
+    """A resent TLS report has the same reporter, report-id and period."""
+    text = "\x00".join((org_name.strip(), report_id.strip(), str(begin), str(end)))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def route(parsed: Parsed) -> Organization:
+    """The one organization monitoring the report's policy domains (ReportError otherwise):
+    a domain nobody monitors is passed over while another one is monitored."""
+    domains = parsed.domains
+    if not domains:
+        raise ReportError("unroutable: the TLS report names no policy domain; choose an "
+                          "organization with --org")
+    found: dict[str, Organization] = {}
+    for domain in domains:
+        try:
+            org = routing.route(domain)
+        except ReportError as exc:
+            if str(exc).startswith("unroutable"):
+                continue
+            raise
+        found[org.id] = org
+    if not found:
+        raise ReportError(f"unroutable: no organization monitors {', '.join(domains)}")
+    if len(found) > 1:
+        names = ", ".join(sorted(org.name for org in found.values()))
+        raise ReportError(f"ambiguous: the TLS report's policy domains are monitored by several "
+                          f"organizations ({names}); choose one with --org")
+    return next(iter(found.values()))
+
+
+def store_tls_report(parsed: Parsed, *, org=None, received_at=None, notes=()) -> Stored:
+    """Route, dedupe and store one TLS report; ReportError (nothing stored) when it cannot be."""
+    target = routing.find_org(org) if org is not None else route(parsed)
+    key = dedupe_key(parsed.org_name, parsed.report_id, parsed.date_begin, parsed.date_end)
+    existing = TlsReport.get_or_none(TlsReport.org == target.id, TlsReport.dedupe_key == key)
+    if existing is not None:
+        return Stored("duplicate", existing)
+    days = window_days(parsed.date_begin, parsed.date_end)
+    try:
+        with db.atomic():
+            report = _store(parsed, target, key, days, received_at or utcnow(), list(notes))
+    except IntegrityError:
+        # Another process stored the same report between our look-up and our insert.
+        existing = TlsReport.get_or_none(TlsReport.org == target.id, TlsReport.dedupe_key == key)
+        if existing is None:
+            raise
+        return Stored("duplicate", existing)
+    return Stored("stored", report)
+
+
+def _store(parsed: Parsed, org: Organization, key: str, days, received_at, notes) -> TlsReport:
+    total = parsed.successful + parsed.failed
+    warnings = notes + parsed.warnings
+    report = TlsReport.create(
+        org=org.id, dedupe_key=key, org_name=_cut(parsed.org_name, 255, "organization-name", warnings),
+        report_id=_cut(parsed.report_id, 255, "report-id", warnings),
+        contact_info=_cut(parsed.contact_info, 320, "contact-info", warnings),
+        date_begin=parsed.date_begin, date_end=parsed.date_end, day_begin=days[0],
+        day_end=days[1], policy_domains=parsed.domains, successful_sessions=parsed.successful,
+        failed_sessions=parsed.failed,
+        success_rate=round(100.0 * parsed.successful / total, 2) if total else 0.0,
+        body=parsed.body, parse_warnings=warnings or None, received_at=received_at)
+    rows = [{"report": report.id, "org": org.id, "ordinal": ordinal,
+             "policy_domain": _cut(policy.policy_domain, 253, "policy-domain", warnings),
+             "policy_type": _cut(policy.policy_type, 32, "policy-type", warnings),
+             "successful_sessions": policy.successful, "failed_sessions": policy.failed,
+             "failures": policy.failures} for ordinal, policy in enumerate(parsed.policies)]
+    if rows:
+        TlsPolicy.insert_many(rows).execute()        # one statement: a report has few policies
+    if warnings != (report.parse_warnings or []):
+        report.parse_warnings = warnings
+        report.save(only=[TlsReport.parse_warnings])
+    for domain, policies in _by_domain(parsed).items():
+        _add_day(org.id, domain, days[2], policies, parsed.date_end)
+    Organization.update(dirty_since=utcnow()).where(
+        Organization.id == org.id, Organization.dirty_since.is_null()).execute()
+    return report
+
+
+def _by_domain(parsed: Parsed) -> dict[str, list]:
+    grouped: dict[str, list] = {}
+    for policy in parsed.policies:
+        if policy.policy_domain and len(policy.policy_domain) <= 253:
+            grouped.setdefault(policy.policy_domain, []).append(policy)
+    return grouped
+
+
+def _add_day(org_id: str, domain: str, day, policies: list, date_end: int):
+    """Add the report's sessions for one domain to its TlsDay row (created when missing)."""
+    key = [TlsDay.org, TlsDay.domain, TlsDay.day]
+    sums = (1, sum(p.successful for p in policies), sum(p.failed for p in policies))
+    empty = [TlsDay.failures, TlsDay.policy_types, TlsDay.last_report_end]
+    sql.insert_rows(TlsDay, key + list(_SUMS) + empty, [(org_id, domain, day, *sums, {}, [], 0)],
+                    conflict=key, add=list(_SUMS))
+    row = TlsDay.get(TlsDay.org == org_id, TlsDay.domain == domain, TlsDay.day == day)
+    failures = dict(row.failures or {})
+    for policy in policies:
+        for kind, count in policy.failures.items():
+            failures[kind] = failures.get(kind, 0) + count
+    types = sorted(set(row.policy_types or []) | {p.policy_type for p in policies if p.policy_type})
+    TlsDay.update(failures=failures, policy_types=types,
+                  last_report_end=max(row.last_report_end, date_end)).where(
+        TlsDay.id == row.id).execute()
+
+
+def _cut(text: str, limit: int, name: str, warnings: list) -> str:
+    """Text longer than its column, shortened with a warning (Postgres refuses it whole)."""
+    if len(text) <= limit:
+        return text
+    warnings.append(f"{name} was longer than {limit} characters and was shortened")
+    return text[:limit]
