@@ -85,7 +85,7 @@ def test_a_store_of_every_released_schema_upgrades_and_answers(sqlite_store, tmp
     assert json.loads(listed.data)["total"] == reports
     report_id = json.loads(listed.data)["reports"][0]["id"]
     for path in sorted(DOC["paths"]):
-        if "{ip}" in path:
+        if "{ip}" in path or path == "/tls-reports/{id}":      # no TLS report before 12
             continue
         concrete = path.replace("{domain}", "example.com").replace("{id}", report_id)
         answer = client.get("/api/v1" + concrete, headers=auth)
