@@ -12,7 +12,8 @@ from typing import Iterator
 
 from ingest.archives import (Blob, Budget, BudgetSpent, TooLarge, Unreadable, gunzip,
                              read_stream, spool, zip_members)
-from ingest.mail import declares_report, looks_like_report_xml, mbox_messages, message_parts
+from ingest.mail import (MAX_PARTS, MessageRefused, declares_report, looks_like_report_xml,
+                         mbox_messages, message_parts)
 from ingest.model import Document, Refused
 
 SEP = " » "
@@ -161,8 +162,16 @@ class _Walker:
             yield Refused(origin, f"{origin}: {exc}")
 
     def _email(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
+        parts = message_parts(blob.read(), max_depth=self.max_depth,
+                              max_parts=self.limits[1] or MAX_PARTS)
+        try:
+            yield from self._attachments(origin, parts, depth)
+        except MessageRefused as exc:
+            yield Refused(origin, f"{origin}: {exc}; the rest of it is not read")
+
+    def _attachments(self, origin: str, parts, depth: int) -> Iterator[Document | Refused]:
         found = False
-        for name, content_type, payload in message_parts(blob.read().lstrip()):
+        for name, content_type, payload in parts:
             kind = sniff(payload[:4096])
             if kind == "xml" and not looks_like_report_xml(payload[:65536]):
                 kind = None
@@ -182,9 +191,14 @@ class _Walker:
             yield Refused(origin, f"{origin}: no DMARC report attachment found")
 
     def _mbox(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
-        with blob.open() as stream:
-            for number, raw in enumerate(mbox_messages(stream), 1):
-                yield from self._email(f"{origin}{SEP}message {number}", Blob(raw), depth)
+        for number, raw in enumerate(mbox_messages(blob.read()), 1):
+            member = f"{origin}{SEP}message {number}"
+            try:
+                self.budget.open()          # each message counts as one member
+            except BudgetSpent as exc:
+                yield Refused(member, f"{member}: {exc}")
+                return
+            yield from self._email(member, Blob(raw), depth)
 
 
 def _is_maildir(path: str) -> bool:
