@@ -15,6 +15,7 @@ from ingest.archives import (Blob, Budget, BudgetSpent, TooLarge, Unreadable, gu
 from ingest.mail import (MAX_PARTS, MessageRefused, declares_report, looks_like_report_xml,
                          mbox_messages, message_parts)
 from ingest.model import Document, Refused
+from ingest.printable import bounded
 
 SEP = " » "
 _EMAIL_HEADER = re.compile(rb"[A-Za-z][A-Za-z0-9-]*:")
@@ -147,7 +148,7 @@ class _Walker:
     def _zip(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
         try:
             for name, chunks in zip_members(blob, self.budget):
-                member = origin + SEP + name
+                member = origin + SEP + bounded(name)
                 try:
                     inner = spool(chunks, self.max_bytes, self.budget)
                 except (TooLarge, Unreadable) as exc:
@@ -171,12 +172,13 @@ class _Walker:
 
     def _attachments(self, origin: str, parts, depth: int) -> Iterator[Document | Refused]:
         found = False
-        for name, content_type, payload in parts:
+        for full_name, content_type, payload in parts:
+            name = bounded(full_name)
             kind = sniff(payload[:4096])
             if kind == "xml" and not looks_like_report_xml(payload[:65536]):
                 kind = None
             if kind not in ("gzip", "zip", "xml"):
-                if declares_report(name, content_type):
+                if declares_report(full_name, content_type):
                     found = True
                     yield Refused(origin + SEP + name, f"{origin}{SEP}{name}: attachment is marked "
                                   f"{content_type} but holds no readable gzip, zip or report XML")

@@ -17,7 +17,7 @@ from ingest import routing, xml_report
 from ingest.files import SEP, iter_documents, iter_message
 from ingest.deadline import Deadline
 from ingest.model import Document, Refused, ReportError
-from ingest.printable import printable
+from ingest.printable import bounded, printable
 from ingest.storing import DomainCaps, store_report
 from store.report_keys import content_digest
 
@@ -35,7 +35,7 @@ class FileResult:
         """The JSON shape, every text from outside with its unsafe characters escaped."""
         return {"path": printable(self.path), "status": self.status,
                 "error": None if self.error is None else printable(self.error),
-                "reports": [{name: printable(value) if isinstance(value, str) else value
+                "reports": [{name: printable(bounded(value)) if isinstance(value, str) else value
                              for name, value in report.items()} for report in self.reports]}
 
     def settle(self):

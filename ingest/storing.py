@@ -55,7 +55,7 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
     try:
         domain = normalize(meta.domain)
     except InvalidDomain as exc:
-        raise ReportError(f"policy domain: {exc}") from None
+        raise ReportError(f"policy domain: {bounded(str(exc))}") from None
     target = routing.find_org(org) if org is not None else routing.route(domain)
     key = dedupe_key(meta.org_name, meta.report_id, domain, meta.date_begin, meta.date_end)
     existing = _stored(target.id, key)

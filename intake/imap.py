@@ -4,8 +4,8 @@ A message is moved only after ingest_message has returned, and every report in i
 by then (one whose failure was not its own, such as a locked store, is not moved at all), so a
 crash or a dropped connection at any point leaves at worst messages that are read again next
 time, which dedupe makes harmless; one whose reading never finishes (it gets the process
-killed) is refused unread on the third reading (intake/poison.py). Nothing is deleted: without MOVE, a message is
-copied, flagged \\Deleted and expunged only once the copy exists.
+killed) is refused unread on the third reading (intake/poison.py). Nothing is deleted:
+without MOVE, a message is copied, flagged \\Deleted and expunged only once the copy exists.
 """
 from __future__ import annotations
 
