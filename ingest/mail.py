@@ -152,14 +152,12 @@ def _fields(header: bytes) -> Message:
     """A Message holding only the Content-* fields wanted, each refused when over its budget."""
     fields = Message()
     for found in _WANTED.finditer(header):
+        name = found.group(1).decode().title()
         value = re.sub(rb"\r?\n", b"", found.group(2)).strip()
         if len(value) > MAX_PARAMETER_FIELD:
-            raise MessageRefused(f"a {found.group(1).decode()} field longer than "
-                                 f"{MAX_PARAMETER_FIELD} bytes")
+            raise MessageRefused(f"a {name} field longer than {MAX_PARAMETER_FIELD} bytes")
         if value.count(b";") > MAX_PARAMETERS:
-            raise MessageRefused(f"a {found.group(1).decode()} field with more than "
-                                 f"{MAX_PARAMETERS} parameters")
-        name = found.group(1).decode().lower()
+            raise MessageRefused(f"a {name} field with more than {MAX_PARAMETERS} parameters")
         if name not in fields:
             fields[name] = value.decode("utf-8", "surrogateescape")
     return fields
