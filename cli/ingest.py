@@ -34,8 +34,9 @@ def ingest(config, org_ref, output, paths, snapshot=False):
     PATH is a report (.xml, .gz, .zip), an e-mail message (.eml), an mbox, a Maildir, a
     directory (searched recursively) or - for standard input. Each report goes to the
     organization that monitors its policy domain (or its organizational domain) unless --org
-    is given. A report already stored (same reporter, report id and domain) counts as a
-    duplicate and is not stored again. Input files are only read.
+    is given. A report already stored (same reporter, report id, domain and period, and the
+    same content) counts as a duplicate and is not stored again; the same key with other
+    content is refused as a conflicting copy. Input files are only read.
 
     Exit status: 0 when nothing was refused, 1 when some report or file was refused (the good
     ones beside it are still stored), 2 for a usage error.
