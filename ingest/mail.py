@@ -17,15 +17,17 @@ from typing import Iterator
 _FEEDBACK = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?feedback[\s>/]")
 _REPORT_TYPES = {"application/zip", "application/x-zip-compressed", "application/x-zip",
                  "application/gzip", "application/x-gzip", "application/xml", "text/xml"}
-_NAME_PARAM = re.compile(rb'^[ \t]*(?:file)?name\*?=[ \t]*"?([^";\r\n]+)"?', re.IGNORECASE | re.M)
+# Patterns over a header block start at a line break (the block is read with one before it):
+# the engine then only tries them at line breaks, where `^` in MULTILINE tries every byte.
+_NAME_PARAM = re.compile(rb'\n[ \t]*(?:file)?name\*?=[ \t]*"?([^";\r\n]+)"?', re.IGNORECASE)
 # A header line (field name and colon) or a folded line's continuation.
 _RFC_LINE = rb"(?:[!-9;-~]+:|[ \t])"
-_NOT_RFC_LINE = re.compile(rb"^(?!" + _RFC_LINE + rb")", re.M)
+_NOT_RFC_LINE = re.compile(rb"\n(?!" + _RFC_LINE + rb")")
 # Some mailers break a header (a bare `name=...` line); such a block is still all header.
-_NOT_HEADER_LIKE = re.compile(rb"^(?!" + _RFC_LINE + rb"|[ \t]*(?:file)?name\*?=)", re.M)
-_BLANK_LINE = re.compile(rb"\r?\n\r?\n")
-_WANTED = re.compile(rb"^(content-(?:type|transfer-encoding|disposition))[ \t]*:"
-                     rb"(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE | re.M)
+_NOT_HEADER_LIKE = re.compile(rb"\n(?!" + _RFC_LINE + rb"|[ \t]*(?:file)?name\*?=)")
+_BLANK_LINE = re.compile(rb"\n\r?\n")
+_WANTED = re.compile(rb"\n(content-(?:type|transfer-encoding|disposition))[ \t]*:"
+                     rb"(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE)
 _LEADING_SPACE = re.compile(rb"\s*")
 _NOT_BASE64 = re.compile(rb"[^A-Za-z0-9+/]")
 # An mbox's separator line ends where its message starts; the blank line before it stays.
@@ -97,15 +99,16 @@ class _Walk:
         yield name, content_type, _decoded(memoryview(self.raw)[body:end], encoding)
 
     def split(self, start: int, end: int) -> tuple[bytes, int]:
-        """The entity's header block and where its body starts, the block within the budget."""
+        """The entity's header block, with a line break before it, and where its body starts;
+        the block within the budget."""
         if self.raw.startswith((b"\n", b"\r\n"), start, end):
             return b"", self.raw.index(b"\n", start) + 1
         blank = _BLANK_LINE.search(self.raw, start, min(end, start + MAX_HEADER_BYTES + 4))
         if blank is None and end - start > MAX_HEADER_BYTES:
             raise MessageRefused(f"a header block longer than {MAX_HEADER_BYTES} bytes")
         stop = end if blank is None else blank.start()
-        header = self.raw[start:stop]
-        if header.count(b"\n") >= MAX_HEADER_LINES:
+        header = b"\n" + self.raw[start:stop]
+        if header.count(b"\n") > MAX_HEADER_LINES:
             raise MessageRefused(f"a header block of more than {MAX_HEADER_LINES} lines")
         body = end if blank is None else blank.end()
         first = _NOT_RFC_LINE.search(header)
@@ -116,15 +119,17 @@ class _Walk:
 
     def delimited(self, body: int, end: int, boundary: bytes) -> Iterator[tuple[int, int]]:
         """(start, end) of each part between the boundary's delimiter lines (RFC 2046)."""
-        delimiter = re.compile(rb"^--" + re.escape(boundary) + rb"(--)?[ \t]*(\r?\n|\Z)", re.M)
+        # From the line break before the body on; the one ending a delimiter line is left for
+        # the next delimiter to start with.
+        delimiter = re.compile(rb"\n--" + re.escape(boundary) + rb"(--)?[ \t]*(?=\r?\n|\Z)")
         opened = None
-        for found in delimiter.finditer(self.raw, body, end):
+        for found in delimiter.finditer(self.raw, body - 1, end):
             if opened is not None:
-                yield opened, _before_line_break(self.raw, found.start(), opened)
+                yield opened, max(opened, _before_cr(self.raw, found.start()))
             if found.group(1):
                 return
             self.count()
-            opened = found.end()
+            opened = _after_line_break(self.raw, found.end())
         if opened is not None:
             yield opened, end
 
@@ -139,13 +144,15 @@ class _Walk:
                                  f"(RUA_MAX_ARCHIVE_DEPTH)")
 
 
-def _before_line_break(raw: bytes, at: int, floor: int) -> int:
-    """A delimiter's preceding line break belongs to it, not to the part before it."""
-    if at > floor and raw[at - 1:at] == b"\n":
-        at -= 1
-        if at > floor and raw[at - 1:at] == b"\r":
-            at -= 1
-    return at
+def _before_cr(raw: bytes, at: int) -> int:
+    """A delimiter's preceding line break (a CR before its LF too) is not the part's."""
+    return at - 1 if raw[at - 1:at] == b"\r" else at
+
+
+def _after_line_break(raw: bytes, at: int) -> int:
+    if raw[at:at + 1] == b"\r":
+        at += 1
+    return at + 1 if raw[at:at + 1] == b"\n" else at
 
 
 def _fields(header: bytes) -> Message:

@@ -5,6 +5,7 @@ import hashlib
 from typing import BinaryIO
 
 CHUNK = 1024 * 1024
+WHITESPACE = b" \t\r\n"
 
 
 def dedupe_key(org_name: str, report_id: str, domain: str, date_begin: int, date_end: int) -> str:
@@ -15,8 +16,9 @@ def dedupe_key(org_name: str, report_id: str, domain: str, date_begin: int, date
 
 
 def content_digest(stream: BinaryIO) -> str:
-    """The SHA-256 of a report's XML, read to its end in chunks."""
+    """The SHA-256 of a report's XML without its whitespace, read to its end in chunks: a copy
+    re-indented, trimmed or with other line ends on the way (a text/xml attachment) is the same."""
     digest = hashlib.sha256()
     for chunk in iter(lambda: stream.read(CHUNK), b""):
-        digest.update(chunk)
+        digest.update(chunk.translate(None, WHITESPACE))
     return digest.hexdigest()
