@@ -49,7 +49,8 @@ class MessageRefused(ValueError):
     """The message passes its budget here; the reason is one line, the rest is not read."""
 
 
-def message_parts(raw: bytes, *, max_depth: int, max_parts: int) -> Iterator[tuple[str, str, bytes]]:
+def message_parts(raw: bytes, *, max_depth: int,
+                  max_parts: int) -> Iterator[tuple[str, str, bytes]]:
     """(name, content type, decoded bytes) for every leaf part, in order; the caller decides
     which are reports. MessageRefused where the message passes its budget: parts nested more
     than max_depth levels, more than max_parts parts, a header block or parameter too long."""
@@ -86,7 +87,8 @@ class _Walk:
         boundary = _param(fields, "boundary") if content_type.startswith("multipart/") else ""
         if boundary:
             self.nest(depth)
-            for part_start, part_end in self.delimited(body, end, boundary.encode("utf-8", "surrogateescape")):
+            delimiter = boundary.encode("utf-8", "surrogateescape")
+            for part_start, part_end in self.delimited(body, end, delimiter):
                 yield from self.entity(part_start, part_end, depth + 1)
             return
         if content_type == "message/rfc822" and encoding in ("", "7bit", "8bit", "binary"):

@@ -83,10 +83,12 @@ def test_parts_past_the_budget_are_refused_and_those_before_stay(tmp_path):
 
 def test_an_mbox_counts_each_message_as_a_member(tmp_path):
     message = xb.mail({"a.xml": (xb.report_bytes(), "text/xml")})
-    (tmp_path / "box.mbox").write_bytes((b"From x Thu Jan  1 00:00:00 2026\n" + message + b"\n") * 5)
+    separator = b"From x Thu Jan  1 00:00:00 2026\n"
+    (tmp_path / "box.mbox").write_bytes((separator + message + b"\n") * 5)
     documents, refused = read(tmp_path / "box.mbox", max_members=3)
     assert len(documents) == 3 and refused[-1].endswith(
-        "more than 3 archive members in one input file (RUA_MAX_MEMBERS); the rest of it is not read")
+        "more than 3 archive members in one input file (RUA_MAX_MEMBERS); "
+        "the rest of it is not read")
     assert list(mbox_messages(b"From a\n\nFrom b\n>From c\n")) == [b"\n", b"From c\n"]
 
 
@@ -110,6 +112,7 @@ def test_a_deadline_refuses_records_once_passed():
     records = deadline.watch(iter(range(1000)))
     assert next(records) == 0 and not deadline.passed()
     now[0] = 10.0
-    with pytest.raises(ReportError, match=r"its 10-second budget is spent \(RUA_MAX_MESSAGE_SECONDS\)"):
+    spent = r"its 10-second budget is spent \(RUA_MAX_MESSAGE_SECONDS\)"
+    with pytest.raises(ReportError, match=spent):
         list(records)
     assert Deadline(0, clock=time.monotonic).passed()
