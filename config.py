@@ -39,6 +39,8 @@ class Config:
     # What one input file (or fetched message) may cost across all its archive levels.
     max_input_bytes: int = 128 * 1024 * 1024
     max_members: int = 1000
+    # Wall-clock seconds one fetched message may take; past them the rest of it is refused.
+    max_message_seconds: int = 120
     max_records: int = 100_000
     # Domains reports may add to an organization by themselves, in all and per UTC day.
     max_auto_domains: int = 100

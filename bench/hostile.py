@@ -1,5 +1,6 @@
 """Hostile mail at the rua= address, replayed: time and peak memory of each attack beside a
-normal report of the same size (issue 21). Goals: no attack over 2 s of CPU or 300 MB.
+normal report (or, for a message, a normal message) of the same size (issues 21 and 24). Goals:
+no attack over 2 s of CPU or 300 MB.
 
 Run from the repository root with the project's interpreter:
 
@@ -17,6 +18,7 @@ outcome holds "database_url", "org_id", "domain" and the attack's figures.
 from __future__ import annotations
 
 import argparse
+import base64
 import gzip
 import json
 import pathlib
@@ -31,6 +33,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.hostile_requests import HOOKS  # noqa: E402  (the API's figures after an attack)
+from tests.ingest import hostile_mail  # noqa: E402  (the tests' hostile messages)
 from tests.ingest import xmlbuild as xb  # noqa: E402  (the tests' report builder)
 
 MB = 1 << 20
@@ -124,6 +127,22 @@ def names_zip(folder: pathlib.Path) -> pathlib.Path:
     return path
 
 
+def message_file(folder: pathlib.Path, name: str, data: bytes) -> pathlib.Path:
+    path = folder / f"{name}.eml"
+    path.write_bytes(data)
+    return path
+
+
+def normal_mail(folder: pathlib.Path, name: str, size: int) -> pathlib.Path:
+    """A receiver's message of about `size` bytes: one report attached as base64 XML."""
+    report = report_file(folder, name, size * 3 // 4 - 4096, records_first=False)
+    body = base64.encodebytes(report.read_bytes())
+    head = (b'From: noreply@receiver.example\nSubject: Report\nMIME-Version: 1.0\n'
+            b'Content-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/xml; '
+            b'name="report.xml"\nContent-Transfer-Encoding: base64\n\n')
+    return message_file(folder, name, head + body + b"--b--\n")
+
+
 def run(path: pathlib.Path, folder: pathlib.Path) -> dict:
     """Ingest path in a fresh child process on a fresh store; the child's figures."""
     url = f"sqlite:///{folder / (path.stem + '.db')}"
@@ -146,6 +165,12 @@ def attacks(folder: pathlib.Path, args) -> dict[str, Callable[[], pathlib.Path]]
         "records_first": lambda: report_file(folder, "records_first", args.report_mb * MB,
                                              records_first=True),
         "names": lambda: names_zip(folder),
+        "semicolons": lambda: message_file(folder, "semicolons", hostile_mail.semicolons()),
+        "empty_parts": lambda: message_file(folder, "empty_parts",
+                                            hostile_mail.empty_parts(66_000_000)),
+        "nested": lambda: message_file(folder, "nested", hostile_mail.nested(100_000)),
+        "mbox_lines": lambda: message_file(folder, "mbox_lines",
+                                           b"From x\n" + b"\n" * 66_000_000),
     }
 
 
@@ -164,13 +189,20 @@ def main() -> None:
                 continue
             path = make()
             figures = run(path, folder)
-            # The same size as a normal report, in schema order (at most the report cap).
+            # The same size as a normal report, in schema order (at most the report cap), or
+            # as a normal message for a message.
             size = min(path.stat().st_size, args.report_mb * MB)
-            normal = run(report_file(folder, f"normal_{name}", size, records_first=False), folder)
+            if path.suffix == ".eml":
+                normal = run(normal_mail(folder, f"normal_{name}", path.stat().st_size), folder)
+            else:
+                normal = run(report_file(folder, f"normal_{name}", size, records_first=False),
+                             folder)
             print(row(name, figures))
             print(row(f"  normal, same size", normal))
             if figures["first_error"]:
                 print(f"  refusal: {figures['first_error']!r}")
+            if normal["first_error"]:
+                print(f"  normal's refusal: {normal['first_error']!r}")
             if name == "names":
                 print(f"  raw escape printed: {figures['raw_escape_printed']}")
             extra = AFTER_ATTACK.get(name)

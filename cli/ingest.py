@@ -34,9 +34,11 @@ def ingest(config, org_ref, output, paths, snapshot=False):
     PATH is a report (.xml, TLS .json, .gz, .zip), an e-mail message (.eml), an mbox, a
     Maildir, a directory (searched recursively) or - for standard input. Each report goes to the
     organization that monitors its policy domain (or its organizational domain) unless --org
-    is given. A report already stored (same reporter, report id and domain; for a TLS report
-    the same reporter, report id and period) counts as a duplicate and is not stored again.
-    DMARC failure (forensic) reports are refused by name. Input files are only read.
+    is given. A report already stored (same reporter, report id, domain and period, and the
+    same content; for a TLS report the same reporter, report id and period) counts as a
+    duplicate and is not stored again; the same key with other content is refused as a
+    conflicting copy. DMARC failure (forensic) reports are refused by name. Input files are
+    only read.
 
     Exit status: 0 when nothing was refused, 1 when some report or file was refused (the good
     ones beside it are still stored), 2 for a usage error.

@@ -15,9 +15,10 @@ from typing import Iterator
 from ingest.archives import (Blob, Budget, BudgetSpent, TooLarge, Unreadable, gunzip,
                              read_stream, spool, zip_members)
 from ingest.failure_reports import is_failure_report
-from ingest.mail import (declares_report, declares_tls_report, looks_like_report_xml,
-                         mbox_messages, message_parts, unbase64)
+from ingest.mail import (MAX_PARTS, MessageRefused, declares_report, declares_tls_report,
+                         looks_like_report_xml, mbox_messages, message_parts, unbase64)
 from ingest.model import Document, Refused
+from ingest.printable import bounded
 from ingest.tls_report import looks_like_tls_report
 
 SEP = " » "
@@ -163,7 +164,7 @@ class _Walker:
     def _zip(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
         try:
             for name, chunks in zip_members(blob, self.budget):
-                member = origin + SEP + name
+                member = origin + SEP + bounded(name)
                 try:
                     inner = spool(chunks, self.max_bytes, self.budget)
                 except (TooLarge, Unreadable) as exc:
@@ -178,10 +179,20 @@ class _Walker:
             yield Refused(origin, f"{origin}: {exc}")
 
     def _email(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
-        found = False
-        raw = blob.read().lstrip()
-        for name, content_type, payload in message_parts(raw):
-            tls = declares_tls_report(name, content_type)
+        raw = blob.read()
+        parts = message_parts(raw, max_depth=self.max_depth, max_parts=self.limits[1] or MAX_PARTS)
+        try:
+            yield from self._attachments(origin, raw, parts, depth)
+        except MessageRefused as exc:
+            yield Refused(origin, f"{origin}: {exc}; the rest of it is not read")
+
+    def _attachments(self, origin: str, raw: bytes, parts,
+                     depth: int) -> Iterator[Document | Refused]:
+        found, leaf_types = False, set()
+        for full_name, content_type, payload in parts:
+            leaf_types.add(content_type)
+            name = bounded(full_name)
+            tls = declares_tls_report(full_name, content_type)
             if tls and sniff(payload[:4096]) is None:
                 payload = unbase64(payload)      # some reporters base64 the body twice
             kind = sniff(payload[:4096])
@@ -190,7 +201,7 @@ class _Walker:
             if kind == "json" and not looks_like_tls_report(payload):
                 kind = None
             if kind not in ("gzip", "zip", "xml", "json"):
-                if declares_report(name, content_type) or tls:
+                if declares_report(full_name, content_type) or tls:
                     found = True
                     yield Refused(origin + SEP + name, f"{origin}{SEP}{name}: attachment is marked "
                                   f"{content_type} but holds no readable gzip, zip, report XML "
@@ -206,16 +217,21 @@ class _Walker:
                     f"attachment marked {content_type} holds plain JSON",))
                 continue
             yield from self.expand(member, Blob(payload), depth)
-        if not found and is_failure_report(raw):
+        if not found and is_failure_report(raw, leaf_types):
             yield Refused(origin, f"{origin}: a DMARC failure (forensic) report, not an aggregate "
                                   f"or TLS report: rua does not store failure reports")
         elif not found:
             yield Refused(origin, f"{origin}: no DMARC or TLS report attachment found")
 
     def _mbox(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
-        with blob.open() as stream:
-            for number, raw in enumerate(mbox_messages(stream), 1):
-                yield from self._email(f"{origin}{SEP}message {number}", Blob(raw), depth)
+        for number, raw in enumerate(mbox_messages(blob.read()), 1):
+            member = f"{origin}{SEP}message {number}"
+            try:
+                self.budget.open()          # each message counts as one member
+            except BudgetSpent as exc:
+                yield Refused(member, f"{member}: {exc}")
+                return
+            yield from self._email(member, Blob(raw), depth)
 
 
 def _is_maildir(path: str) -> bool:

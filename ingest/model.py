@@ -66,6 +66,7 @@ class ParsedReport:
     meta: ReportMeta
     records: Iterator[ParsedRecord]
     warnings: list[str] = field(default_factory=list)
+    digest: str = ""                     # SHA-256 of the XML; "" when not computed
 
 
 @dataclass

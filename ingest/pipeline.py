@@ -15,10 +15,12 @@ from typing import Callable, Iterable, Iterator
 
 from ingest import routing, tls_report, xml_report
 from ingest.files import SEP, iter_documents, iter_message
+from ingest.deadline import Deadline
 from ingest.model import Document, Refused, ReportError
-from ingest.printable import printable
+from ingest.printable import bounded, printable
 from ingest.storing import DomainCaps, store_report
 from ingest.tls_storing import store_tls_report
+from store.report_keys import content_digest
 
 
 @dataclass
@@ -34,7 +36,7 @@ class FileResult:
         """The JSON shape, every text from outside with its unsafe characters escaped."""
         return {"path": printable(self.path), "status": self.status,
                 "error": None if self.error is None else printable(self.error),
-                "reports": [{name: printable(value) if isinstance(value, str) else value
+                "reports": [{name: printable(bounded(value)) if isinstance(value, str) else value
                              for name, value in report.items()} for report in self.reports]}
 
     def settle(self):
@@ -66,11 +68,13 @@ def ingest_paths(paths: Iterable[str], *, config, org=None,
 
 def ingest_message(origin: str, data: bytes, *, config, org=None,
                    progress: Callable[[str, str], None] | None = None) -> FileResult:
-    """The FileResult of one message read from a mailbox (origin names it), as for a file."""
+    """The FileResult of one message read from a mailbox (origin names it), as for a file,
+    within RUA_MAX_MESSAGE_SECONDS: past it, what is left of the message is refused."""
     org = routing.find_org(org) if org is not None else None
     items = iter_message(origin, data, **_limits(config))
     quiet = (lambda origin, status: None)
-    return next(_ingest_items(origin, items, org, progress or quiet, config))
+    budget = Deadline(config.max_message_seconds)
+    return next(_ingest_items(origin, items, org, progress or quiet, config, budget))
 
 
 def _ingest_path(path, config, org, progress) -> Iterator[FileResult]:
@@ -83,9 +87,14 @@ def _limits(config) -> dict:
                 max_input_bytes=config.max_input_bytes, max_members=config.max_members)
 
 
-def _ingest_items(path, items, org, progress, config) -> Iterator[FileResult]:
+def _ingest_items(path, items, org, progress, config,
+                  budget: Deadline | None = None) -> Iterator[FileResult]:
     current = None
     while True:
+        if budget is not None and budget.passed():
+            current = current or FileResult(path)
+            current.refusals.append(f"{path}: {budget.reason()}; the rest of it is not read")
+            break
         try:
             item = next(items)
         except StopIteration:
@@ -99,12 +108,12 @@ def _ingest_items(path, items, org, progress, config) -> Iterator[FileResult]:
             yield current.settle()
             current = None
         current = current or FileResult(name)
-        status = _ingest_one(item, current, org, config)
+        status = _ingest_one(item, current, org, config, budget)
         progress(item.origin, status)
     yield (current or FileResult(path)).settle()
 
 
-def _ingest_one(item, result: FileResult, org, config) -> str:
+def _ingest_one(item, result: FileResult, org, config, budget: Deadline | None = None) -> str:
     """Store one document (or note one refusal) into result; the report's status."""
     if isinstance(item, Refused):
         result.refusals.append(item.reason)
@@ -119,6 +128,10 @@ def _ingest_one(item, result: FileResult, org, config) -> str:
     try:
         parsed = xml_report.parse(Document(item.origin, open_tracked),
                                   max_records=config.max_records)
+        with item.open() as stream:
+            parsed.digest = content_digest(stream)
+        if budget is not None:
+            parsed.records = budget.watch(parsed.records)
         stored = store_report(parsed, org=org, caps=DomainCaps.of(config))
     except Exception as exc:            # a fault in one input must not stop the batch
         result.refusals.append(_refusal(item.origin, exc))

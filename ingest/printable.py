@@ -5,6 +5,8 @@ import re
 
 # Controls (C0, DEL, C1), bidirectional and zero-width marks, line separators, a BOM, and lone
 # surrogates (bytes of a name that is not UTF-8): anything a terminal acts on or hides.
+# Names from strangers are cut to this many characters wherever they are printed or logged.
+NAME_LIMIT = 200
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f"
                      "\ufeff\ud800-\udfff]")
 
@@ -13,6 +15,13 @@ def printable(text: str) -> str:
     """text with every unsafe character escaped as \\xNN or \\uNNNN (a byte that was not UTF-8
     as \\xNN), so what is printed is what the name holds, and nothing acts on the terminal."""
     return _UNSAFE.sub(_escape, text)
+
+
+def bounded(text: str, limit: int = NAME_LIMIT) -> str:
+    """text cut to limit characters, the cut marked with how many were left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}…[{len(text) - limit:,} more characters]"
 
 
 def _escape(match: re.Match) -> str:

@@ -1,7 +1,6 @@
 """Store one parsed report: routed, deduplicated, records streamed in batches, one transaction."""
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
@@ -9,11 +8,13 @@ from peewee import IntegrityError
 
 from ingest import rollups, routing, source_facts
 from ingest.model import ParsedReport, ReportError
+from ingest.printable import bounded
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
 from store import compiled as sql
 from store import db, events
 from store.clock import from_epoch, utcnow
 from store.domain_names import InvalidDomain, normalize
+from store.report_keys import dedupe_key
 from store.models import Domain, Organization, Report
 
 
@@ -35,12 +36,6 @@ class Stored:
     report: Report
 
 
-def dedupe_key(org_name: str, report_id: str, domain: str) -> str:
-    """A resent report has the same reporter, ReportID and policy domain."""
-    text = "\x00".join((org_name.strip(), report_id.strip(), domain))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def window_days(begin: int, end: int) -> tuple[date, date, date]:
     """(day_begin, day_end, rollup day): an end at 00:00:00 belongs to the day before."""
     try:
@@ -60,12 +55,12 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
     try:
         domain = normalize(meta.domain)
     except InvalidDomain as exc:
-        raise ReportError(f"policy domain: {exc}") from None
+        raise ReportError(f"policy domain: {bounded(str(exc))}") from None
     target = routing.find_org(org) if org is not None else routing.route(domain)
-    key = dedupe_key(meta.org_name, meta.report_id, domain)
+    key = dedupe_key(meta.org_name, meta.report_id, domain, meta.date_begin, meta.date_end)
     existing = _stored(target.id, key)
     if existing is not None:
-        return Stored("duplicate", existing)
+        return resent(existing, parsed.digest)
     days = window_days(meta.date_begin, meta.date_end)
     if caps is not None and not _MONITORED.run(org=target.id, name=domain):
         _check_room(target, domain, caps, received_at or utcnow())
@@ -77,8 +72,24 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
         existing = _stored(target.id, key)
         if existing is None:
             raise
-        return Stored("duplicate", existing)
+        return resent(existing, parsed.digest)
     return Stored("stored", report)
+
+
+def resent(existing: Report, digest: str) -> Stored:
+    """A copy of a stored report: a duplicate when its content is the same (or either digest
+    unknown), else ReportError naming the stored report, which stays as it is."""
+    if not (digest and existing.content_digest) or digest == existing.content_digest:
+        return Stored("duplicate", existing)
+    raise ReportError(conflict(existing))
+
+
+def conflict(existing: Report) -> str:
+    """Why a copy that differs from the stored report under its key is refused."""
+    return (f"conflicting copy: report {existing.id} ({bounded(existing.org_name)} report "
+            f"{bounded(existing.report_id)} for {existing.domain}, {existing.day_begin} to "
+            f"{existing.day_end}) is stored with the same reporter, report id, domain and period "
+            f"but other content; the stored report is kept unchanged and this copy refused")
 
 
 def over_cap(total: int, today: int, caps: DomainCaps) -> str | None:
@@ -120,7 +131,8 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at) 
     meta = parsed.meta
     warnings: list[str] = []
     report = Report(**_fit(Report, warnings, dict(
-        org=org.id, dedupe_key=key, version=meta.version, org_name=meta.org_name,
+        org=org.id, dedupe_key=key, content_digest=parsed.digest, version=meta.version,
+        org_name=meta.org_name,
         email=meta.email, extra_contact_info=meta.extra_contact_info, report_id=meta.report_id,
         date_begin=meta.date_begin, date_end=meta.date_end, day_begin=days[0], day_end=days[1],
         errors=meta.errors, generator=meta.generator, domain=domain, adkim=meta.adkim,

@@ -13,6 +13,7 @@ from typing import Iterator
 from lxml import etree
 
 from ingest.model import Document, ParsedRecord, ParsedReport, ReportError, ReportMeta
+from ingest.printable import bounded
 from ingest.xml_fields import Fields, meta_from, record_from
 from ingest.xml_quick_records import QuickRecords
 from ingest.xml_text import NeedsRepair, clean_chunks, strict_chunks
@@ -177,10 +178,11 @@ class _Reader:
             self.fail("a document type declaration (DOCTYPE) is not accepted in a report")
         qname = etree.QName(element)
         if qname.localname != "feedback":
-            self.fail(f"the root element is <{qname.localname}>, not <feedback>: "
+            self.fail(f"the root element is <{bounded(qname.localname)}>, not <feedback>: "
                       "not a DMARC aggregate report")
         if qname.namespace and qname.namespace not in NAMESPACES:
-            self.note("root-ns", f"the report uses the unknown namespace {qname.namespace!r}")
+            self.note("root-ns", f"the report uses the unknown namespace "
+                                 f"{bounded(qname.namespace)!r}")
             self._namespaces.add(qname.namespace)
 
     def _local(self, element, *, unknown: bool = False) -> str | None:

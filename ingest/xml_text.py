@@ -11,6 +11,7 @@ import re
 from typing import BinaryIO, Callable, Iterator
 
 from ingest.model import ReportError
+from ingest.printable import bounded
 
 CHUNK = 256 * 1024
 HOLD_LIMIT = 8192       # a tag longer than this is not waited for across chunks
@@ -109,7 +110,7 @@ def _opening(stream: BinaryIO, origin: str, note: Note):
     try:
         decoder = codecs.getincrementaldecoder(name)(errors="surrogateescape")
     except LookupError:
-        raise ReportError(f"{origin}: unknown character encoding {name!r}") from None
+        raise ReportError(f"{origin}: unknown character encoding {bounded(name)!r}") from None
     return name, decoder, head, _prolog(_decode(decoder, head, False, origin, name), origin, note)
 
 

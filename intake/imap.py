@@ -3,8 +3,9 @@
 A message is moved only after ingest_message has returned, and every report in it is committed
 by then (one whose failure was not its own, such as a locked store, is not moved at all), so a
 crash or a dropped connection at any point leaves at worst messages that are read again next
-time, which dedupe makes harmless. Nothing is deleted: without MOVE, a message is
-copied, flagged \\Deleted and expunged only once the copy exists.
+time, which dedupe makes harmless; one whose reading never finishes (it gets the process
+killed) is refused unread on the third reading (intake/poison.py). Nothing is deleted:
+without MOVE, a message is copied, flagged \\Deleted and expunged only once the copy exists.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ingest.pipeline import FileResult, ingest_message
 from intake import imap_login
 from intake.mailbox_url import IntakeError, Mailbox, parse_url
 from intake.outcome import DONE, KEEP, REFUSED, outcome, too_large
+from intake.poison import message_key, read_once
 
 # One FETCH of bodies takes at most this many messages or bytes, whichever comes first.
 CHUNK_MESSAGES = 100
@@ -80,12 +82,15 @@ def drain(client: IMAPClient, mailbox: Mailbox, config, handle: Callable[[FileRe
     """Ingest every message in the folder and file each by outcome; handle(result) is called
     for each, in order. Returns the number of messages handled."""
     try:
-        client.select_folder(mailbox.folder)
+        selected = client.select_folder(mailbox.folder)
     except IMAPClientError as exc:
         if isinstance(exc, IMAPClientAbortError):
             raise
         raise IntakeError(f"cannot open the folder {mailbox.folder!r} at {mailbox.where}: "
                           f"{one_line(exc)}") from None
+    # A UID names a message as long as the folder's UIDVALIDITY stays (RFC 9051).
+    folder_id = (f"imap:{mailbox.user}@{mailbox.where}/{mailbox.folder};"
+                 f"UIDVALIDITY={selected.get(b'UIDVALIDITY')}")
     uids = client.search(["UNDELETED"])     # a \Deleted one was already copied out
     sizes = _sizes(client, uids)
     filer, handled = Filer(client, config), 0
@@ -98,7 +103,9 @@ def drain(client: IMAPClient, mailbox: Mailbox, config, handle: Callable[[FileRe
             if sizes[uid] > config.max_report_bytes:
                 result = too_large(origin, sizes[uid], config.max_report_bytes)
             elif uid in bodies:
-                result = ingest_message(origin, bodies[uid][b"BODY[]"], config=config, org=org)
+                body = bodies[uid][b"BODY[]"]
+                result = read_once(message_key(folder_id, str(uid)), origin,
+                                   lambda: ingest_message(origin, body, config=config, org=org))
             else:
                 continue                    # moved away by another client since the search
             handle(result)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 
+from ingest.printable import printable
 from intake import imap, maildir
 from intake.mailbox_url import IntakeError
 
@@ -17,7 +18,7 @@ def fetch_configured(config) -> int:
     def handle(result):
         stored[0] += sum(r["status"] == "stored" for r in result.reports)
         if result.status == "refused":
-            log.warning("refused %s", result.error)
+            log.warning("refused %s", printable(result.error))
 
     if config.imap_url:
         client = None

@@ -1,7 +1,9 @@
 """Maildir intake: messages in new/ (and cur/ when asked) ingested, then marked seen in cur/.
 
 Marking seen is what a mail client does: the file moves to cur/ with the S flag in its name
-(refused ones get F, flagged, too, so a person sees which need a look). Nothing is deleted.
+(refused ones get F, flagged, too, so a person sees which need a look). Nothing is deleted. A
+message whose reading never finishes (it gets the process killed) is refused unread on the
+third reading (intake/poison.py).
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Callable
 from ingest.pipeline import FileResult, ingest_message
 from intake.mailbox_url import IntakeError
 from intake.outcome import KEEP, REFUSED, outcome, too_large
+from intake.poison import message_key, read_once
 
 INFO = ":2,"    # the Maildir info separator and version (the experimental version 1 is unused)
 
@@ -38,16 +41,20 @@ def drain(path: str, config, handle: Callable[[FileResult], None], *, org=None,
           include_cur: bool = False) -> int:
     """Ingest every pending message, then mark it seen; handle(result) for each in order."""
     handled = 0
+    mailbox = "maildir:" + os.path.realpath(path)
     for message in pending(path, include_cur):
         try:
             size = os.path.getsize(message)
-            data = None if size > config.max_report_bytes else _read(message)
         except FileNotFoundError:
             continue                        # a mail client moved it meanwhile
-        if data is None:
+        if size > config.max_report_bytes:
             result = too_large(message, size, config.max_report_bytes)
         else:
-            result = ingest_message(message, data, config=config, org=org)
+            # The name before the info (":2,...") stays the message's as it moves to cur/.
+            key = message_key(mailbox, os.path.basename(message).split(":")[0])
+            result = read_once(key, message, lambda: _ingest(message, config, org))
+        if result is None:
+            continue                        # a mail client moved it meanwhile
         handle(result)
         kind = outcome(result)
         if kind != KEEP:                    # a KEEP one is read again next time
@@ -64,6 +71,11 @@ def mark_seen(maildir: str, message: str, flagged: bool = False) -> str:
     return target
 
 
-def _read(path: str) -> bytes:
-    with open(path, "rb") as stream:
-        return stream.read()
+def _ingest(message: str, config, org) -> FileResult | None:
+    """The message's result; None when it is gone before it could be read."""
+    try:
+        with open(message, "rb") as stream:
+            data = stream.read()
+    except FileNotFoundError:
+        return None
+    return ingest_message(message, data, config=config, org=org)

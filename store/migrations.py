@@ -6,8 +6,11 @@ record indexes that others cover; version 4 has SQLite keep each organization's 
 row by triggers; version 5 allows one open event per dedupe key; version 6 gives sources their
 totals (kept by ingest from then on) and enrichment fields; version 7 adds notification
 channels and the outbox of their deliveries; version 8 has sources remember the other
-spellings of their address; version 9 gives them the text their search matches; version 12
-adds SMTP TLS reports, their policies and their daily totals. Once a
+spellings of their address; version 9 gives them the text their search matches; version 10
+puts the period into reports' duplicate key, gives them a content digest and records fetched
+messages being read; version 12 adds SMTP TLS reports, their policies and their daily totals;
+version 13 keeps each scheduled job's last run; version 14 has reports say when retention
+deleted their records. Once a
 release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
 add_column and friends), so an existing database is upgraded in place without losing data.
 """
@@ -16,8 +19,9 @@ from __future__ import annotations
 from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
-from store.models import (MODELS, JobRun, NotifyChannel, Outbox, Record, Report, SchemaVersion,
-                          Source, SourceDomain, TlsDay, TlsPolicy, TlsReport, Usage)
+from store.models import (MODELS, IntakeAttempt, JobRun, NotifyChannel, Outbox, Record, Report,
+                          SchemaVersion, Source, SourceDomain, TlsDay, TlsPolicy, TlsReport, Usage)
+from store.report_keys import dedupe_key
 
 
 def _initial_schema(database):
@@ -235,6 +239,26 @@ def _source_search(database):
         Source.update(search_text=text).where(Source.id == row.id).execute()
 
 
+def _keys_with_the_period(database):
+    """Reports' duplicate key gains the period, recomputed from each stored report; their
+    content digest stays unknown (""), so a copy of one is still a plain duplicate. Fetched
+    messages being read get their table."""
+    _add_columns(database, Report, [Report.content_digest])
+    columns = (Report.id, Report.org_name, Report.report_id, Report.domain, Report.date_begin,
+               Report.date_end)
+    last = ""
+    while True:     # in pages by id: no cursor stays open over the rows being updated
+        page = list(Report.select(*columns).where(Report.id > last).order_by(Report.id)
+                    .limit(1000).tuples())
+        for report, org_name, report_id, domain, begin, end in page:
+            key = dedupe_key(org_name, report_id, domain, begin, end)
+            Report.update(dedupe_key=key).where(Report.id == report).execute()
+        if len(page) < 1000:
+            break
+        last = page[-1][0]
+    database.create_tables([IntakeAttempt], safe=True)
+
+
 def _job_runs(database):
     """The scheduler's last run of each job, for /readyz and the metrics."""
     database.create_tables([JobRun], safe=True)
@@ -258,6 +282,8 @@ MIGRATIONS = [
     (8, "sources remember the other spellings of their address", _source_spellings),
     (9, "sources carry the text their search matches; source domains keyed by ip first",
      _source_search),
+    (10, "reports' duplicate key holds their period, reports carry a content digest, and "
+         "fetched messages being read are recorded", _keys_with_the_period),
     (12, "SMTP TLS reports (RFC 8460), their policies and daily totals", _tls_reports),
     (13, "the last run of each scheduled job", _job_runs),
     (14, "reports say when retention deleted their records", _records_pruned_at),
@@ -280,9 +306,12 @@ def migrate(database) -> list[tuple[int, str]]:
         database.execute_sql("PRAGMA auto_vacuum = incremental")
         database.execute_sql("VACUUM")
     database.create_tables([SchemaVersion], safe=True)
+    # By number, not by rank: a migration merged after higher ones (10 after 13) still runs
+    # on a store that has those.
+    done = {version for (version,) in SchemaVersion.select(SchemaVersion.version).tuples()}
     applied = []
     for version, description, step in MIGRATIONS:
-        if version <= current_version(database):
+        if version in done:
             continue
         with database.atomic():
             step(database)

@@ -99,7 +99,10 @@ class Domain(BaseModel):
 class Report(BaseModel):
     id = UlidField(primary_key=True, default=new_ulid)
     org = ForeignKeyField(Organization, backref="reports", on_delete="CASCADE")
+    # Reporter, report id, domain and period (ingest/storing.dedupe_key), and the SHA-256 of
+    # the report's XML, which tells a resent copy from a conflicting one ("": stored before).
     dedupe_key = CharField(max_length=64)
+    content_digest = CharField(max_length=64, default="")
     version = CharField(max_length=16, default="1.0")
     # ReportMetadata, in the reporter's words; the window stays as the reporter's epoch integers.
     org_name = CharField(max_length=255)
@@ -509,6 +512,14 @@ class JobRun(BaseModel):
     failures = BigIntegerField(default=0)
 
 
+class IntakeAttempt(BaseModel):
+    """A fetched message being read: the row outlives a reading that did not finish (the
+    process died or was killed), so the third reading files it as refused (intake/poison.py)."""
+    message = CharField(max_length=64, primary_key=True)    # SHA-256 of mailbox and message
+    attempts = IntegerField(default=0)
+    started_at = DateTimeField(default=utcnow)
+
+
 class SchemaVersion(BaseModel):
     version = IntegerField(primary_key=True)
     description = CharField(max_length=200)
@@ -517,6 +528,6 @@ class SchemaVersion(BaseModel):
 
 MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
           Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage,
-          TlsReport, TlsPolicy, TlsDay, JobRun]
+          TlsReport, TlsPolicy, TlsDay, JobRun, IntakeAttempt]
 
 __all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]
