@@ -130,13 +130,13 @@ class Report(BaseModel):
     # Totals, so list pages never touch records.
     total_messages = BigIntegerField(default=0)
     compliant_messages = BigIntegerField(default=0)
-    # When retention deleted the report's records (store/retention.py); null while kept.
-    records_pruned_at = DateTimeField(null=True)
     compliance_rate = FloatField(default=0.0)
     record_count = IntegerField(default=0)
     failure_summary = JSONField(default=dict)
     parse_warnings = JSONField(null=True)
     received_at = DateTimeField(default=utcnow)
+    # When retention deleted the report's records (store/retention.py); null while kept.
+    records_pruned_at = DateTimeField(null=True)
 
     class Meta:
         indexes = (
