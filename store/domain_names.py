@@ -2,12 +2,9 @@
 import functools
 import re
 
-from publicsuffixlist import PublicSuffixList
-
 MAX_NAME = 253
 MAX_LABEL = 63
 _LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)\Z")
-_PSL = PublicSuffixList()
 
 
 class InvalidDomain(ValueError):
@@ -48,4 +45,11 @@ def is_valid(name: str) -> bool:
 def organizational_domain(name: str) -> str:
     """The registrable domain by the Public Suffix List (a public suffix stands for itself)."""
     name = name.lower().rstrip(".")
-    return _PSL.privatesuffix(name) or name
+    return _public_suffix_list().privatesuffix(name) or name
+
+
+@functools.cache
+def _public_suffix_list():
+    """Parsed on first use, not at import: it costs about 25 ms that most commands never need."""
+    from publicsuffixlist import PublicSuffixList
+    return PublicSuffixList()
