@@ -6,8 +6,6 @@ import sys
 
 import click
 
-from store import open_db
-
 
 class UsageFailure(click.ClickException):
     """Bad input: one clear line on stderr, exit status 2, nothing written."""
@@ -24,6 +22,7 @@ def fail(message: str):
 @contextlib.contextmanager
 def connect(config):
     """Open the configured database for the length of one command."""
+    from store import open_db
     database = open_db(config.database_url)
     try:
         with database.connection_context():
