@@ -1,7 +1,6 @@
 """The read-only JSON API: an application factory in the flaskr order."""
 from __future__ import annotations
 
-import importlib
 import os
 from urllib.parse import urlparse
 
@@ -14,29 +13,11 @@ from config import Config
 from store.clock import utcnow
 from store.encoding import dumps, loads
 from store.migrations import current_version, latest_version
-from webapp import answer_headers, connections, errors, gatekeeper, quota
+from webapp import (answer_headers, catalog, connections, dashboard, docs, domains, enums,
+                    errors, events, gatekeeper, health, openapi, quota, reports, scores, sources,
+                    statistics, top_sources, trends, usage)
 from webapp.auth import Authenticator
 from webapp.snapshot_lane import SnapshotLane
-
-# One module per resource under webapp/, each exposing a Blueprint `bp`; a module with
-# ROOT = True is served at the site root instead of under the base path.
-RESOURCES = (
-    "reports",
-    "domains",
-    "statistics",
-    "top_sources",
-    "sources",
-    "events",
-    "enums",
-    "dashboard",
-    "scores",
-    "trends",
-    "health",
-    "usage",
-    "openapi",
-    "catalog",
-    "docs",
-)
 
 
 class OrjsonProvider(JSONProvider):
@@ -88,10 +69,23 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     app.after_request(answer_headers.add)
 
     base = urlparse(config.base_url).path.rstrip("/")
-    for name in RESOURCES:
-        module = importlib.import_module(f"webapp.{name}")
-        root = getattr(module, "ROOT", False)
-        app.register_blueprint(module.bp, url_prefix=None if root else base)
+    # One blueprint per resource, under the base path.
+    app.register_blueprint(reports.bp, url_prefix=base)
+    app.register_blueprint(domains.bp, url_prefix=base)
+    app.register_blueprint(statistics.bp, url_prefix=base)
+    app.register_blueprint(top_sources.bp, url_prefix=base)
+    app.register_blueprint(sources.bp, url_prefix=base)
+    app.register_blueprint(events.bp, url_prefix=base)
+    app.register_blueprint(enums.bp, url_prefix=base)
+    app.register_blueprint(dashboard.bp, url_prefix=base)
+    app.register_blueprint(scores.bp, url_prefix=base)
+    app.register_blueprint(trends.bp, url_prefix=base)
+    app.register_blueprint(health.bp, url_prefix=base)
+    app.register_blueprint(usage.bp, url_prefix=base)
+    app.register_blueprint(openapi.bp, url_prefix=base)
+    # The RFC 9727 catalog lives at the site root, where tools look for it.
+    app.register_blueprint(catalog.bp)
+    app.register_blueprint(docs.bp, url_prefix=base)
     app.wsgi_app = SnapshotLane(app, database, base)
     if config.proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
