@@ -19,6 +19,11 @@ from webapp import (answer_headers, catalog, connections, dashboard, docs, domai
 from webapp.auth import Authenticator
 from webapp.snapshot_lane import SnapshotLane
 
+# One blueprint per resource, served under the base path.
+RESOURCES = (reports.bp, domains.bp, statistics.bp, top_sources.bp, sources.bp, events.bp,
+             enums.bp, dashboard.bp, scores.bp, trends.bp, health.bp, usage.bp, openapi.bp,
+             docs.bp)
+
 
 class OrjsonProvider(JSONProvider):
     """Views return dicts; orjson prints them with UTC `Z` times and whole seconds."""
@@ -69,23 +74,10 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     app.after_request(answer_headers.add)
 
     base = urlparse(config.base_url).path.rstrip("/")
-    # One blueprint per resource, under the base path.
-    app.register_blueprint(reports.bp, url_prefix=base)
-    app.register_blueprint(domains.bp, url_prefix=base)
-    app.register_blueprint(statistics.bp, url_prefix=base)
-    app.register_blueprint(top_sources.bp, url_prefix=base)
-    app.register_blueprint(sources.bp, url_prefix=base)
-    app.register_blueprint(events.bp, url_prefix=base)
-    app.register_blueprint(enums.bp, url_prefix=base)
-    app.register_blueprint(dashboard.bp, url_prefix=base)
-    app.register_blueprint(scores.bp, url_prefix=base)
-    app.register_blueprint(trends.bp, url_prefix=base)
-    app.register_blueprint(health.bp, url_prefix=base)
-    app.register_blueprint(usage.bp, url_prefix=base)
-    app.register_blueprint(openapi.bp, url_prefix=base)
+    for blueprint in RESOURCES:
+        app.register_blueprint(blueprint, url_prefix=base)
     # The RFC 9727 catalog lives at the site root, where tools look for it.
     app.register_blueprint(catalog.bp)
-    app.register_blueprint(docs.bp, url_prefix=base)
     app.wsgi_app = SnapshotLane(app, database, base)
     if config.proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
