@@ -6,7 +6,8 @@ import time
 
 import click
 
-from cli.common import connect, fail
+from cli.common import fail
+from cli.session import open_store
 from store.clock import utcnow
 
 
@@ -40,7 +41,7 @@ def snapshot(config, org, every, daily):
     from snapshotter import jobs
     if sum(map(bool, (org, every, daily))) > 1:
         fail("give one of --org ORG, --all or --daily")
-    with connect(config):
+    with open_store(config):
         now, started = utcnow(), time.perf_counter()
         address = config.report_address
         if org:
@@ -77,6 +78,6 @@ def scheduler(config, once):
     if once not in jobs:
         fail(f"no job {once!r} (jobs: {', '.join(jobs)}; fetch needs RUA_IMAP_URL or "
              "RUA_MAILDIR)")
-    with connect(config):
+    with open_store(config):
         ran = run_exclusive(once, jobs[once], config)
     click.echo(f"job {once} {'done' if ran else 'skipped: another runner holds its lock'}")
