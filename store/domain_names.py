@@ -1,10 +1,16 @@
 """Domain names: one normal form (lower-case ASCII, IDNA A-labels) and organizational domains."""
+import contextlib
 import functools
+import os
 import re
+import sys
 
 MAX_NAME = 253
 MAX_LABEL = 63
 _LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)\Z")
+# The parsed Public Suffix List, cached on disk as Python caches bytecode: in __pycache__ beside
+# this module, written unless bytecode writing is off, skipped where it cannot be written.
+SUFFIX_CACHE = os.path.join(os.path.dirname(__file__), "__pycache__", "public_suffixes.txt")
 
 
 class InvalidDomain(ValueError):
@@ -50,6 +56,46 @@ def organizational_domain(name: str) -> str:
 
 @functools.cache
 def _public_suffix_list():
-    """Parsed on first use, not at import: it costs about 25 ms that most commands never need."""
-    from publicsuffixlist import PublicSuffixList
-    return PublicSuffixList()
+    """Loaded on first use, not at import: most commands never need it."""
+    return load_public_suffixes(SUFFIX_CACHE, write=not sys.dont_write_bytecode)
+
+
+def load_public_suffixes(cache: str, *, write: bool):
+    """The Public Suffix List from the rules cached at `cache` when they were built from the
+    installed list (a few ms), else parsed from the library's own file (about 25 ms) and, with
+    write, cached there for the next process."""
+    import publicsuffixlist
+    stamp = _stamp(publicsuffixlist)
+    try:
+        with open(cache, encoding="utf-8") as file:
+            if file.readline() == stamp:
+                # The rules are already expanded: each IDN rule is there as U- and A-labels.
+                return publicsuffixlist.PublicSuffixList(file, accept_encoded_idn=False)
+    except (OSError, UnicodeError):
+        pass                                        # no cache yet, or an unreadable one
+    parsed = publicsuffixlist.PublicSuffixList()
+    if write:
+        _save(cache, stamp, parsed)
+    return parsed
+
+
+def _stamp(library) -> str:
+    """What cached rules were built from: the library's version and its list file."""
+    info = os.stat(library.PSLFILE)
+    return f"# publicsuffixlist {library.__version__} {info.st_size} {info.st_mtime_ns}\n"
+
+
+def _save(cache: str, stamp: str, parsed) -> None:
+    """Write the parsed rules for the next process; a place that cannot be written is skipped."""
+    rules = getattr(parsed, "_publicsuffix", None)   # the library's expanded rules: kept as is
+    if not rules:
+        return
+    temporary = f"{cache}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        with open(temporary, "w", encoding="utf-8") as file:
+            file.write(stamp + "\n".join(sorted(rules)) + "\n")
+        os.replace(temporary, cache)                 # whole or not at all, for a reader beside
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
