@@ -7,9 +7,9 @@ Run from the repository root with the project's interpreter:
 Each round runs, in a shuffled order, `python -c pass` (the floor: the interpreter alone),
 `rua --help`, and `rua ingest --org bench FILE` of one small generated report into a fresh
 SQLite store (made by `rua init` and `rua org create` before the timed run, not timed). Every
-run is a process of its own, timed as a whole (wall clock around it), with the .pyc files
-written (as any install has them). Prints min and median per command and the median above the
-floor. With --against, the `rua` of another install (e.g. a venv with an older checkout
+run is a process of its own, timed as a whole (wall clock around it, and its CPU time, which a
+busy machine inflates less), with the .pyc files written (as any install has them). Prints min
+and median per command and the median above the floor. With --against, the `rua` of another install (e.g. a venv with an older checkout
 installed) runs the same commands in the same rounds, and each command's median ratio to it is
 printed: on a shared machine whose speed moves, only figures of the same round compare.
 """
@@ -19,6 +19,7 @@ import argparse
 import os
 import pathlib
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,15 +30,18 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BIN = pathlib.Path(sys.executable).parent
 
 
-def run(argv: list[str], env: dict) -> float:
-    """Wall seconds of one process; a failure stops the benchmark with its stderr."""
+def run(argv: list[str], env: dict) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one process; a failure stops the benchmark."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.strip()}")
-    return seconds
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return seconds, cpu
 
 
 def fresh_store(rua: str, folder: pathlib.Path, env: dict) -> dict:
@@ -83,23 +87,27 @@ def main() -> None:
         write_large_report(report, args.records)
         targets = commands(bins, report)
         times: dict[str, list[float]] = {label: [] for label in targets}
+        cpu: dict[str, list[float]] = {label: [] for label in targets}
         for number in range(args.rounds + 1):
             order = list(targets)
             random.shuffle(order)
             for label in order:
                 rua = targets[label][0]
                 needs_store = label.startswith("rua ingest")
-                seconds = run(targets[label], fresh_store(rua, folder, env) if needs_store else env)
+                seconds, used = run(targets[label],
+                                    fresh_store(rua, folder, env) if needs_store else env)
                 if number > 0:   # round 0 only warms up: it writes the .pyc files
                     times[label].append(seconds)
+                    cpu[label].append(used)
     floor = statistics.median(times["python -c pass"])
     print(f"{args.rounds} interleaved rounds; rua ingest stores one report of {args.records} "
           "records into a fresh SQLite store")
-    print(f"{'command':<26} {'min ms':>8} {'median ms':>10} {'above floor ms':>15}  ratio")
+    print(f"{'command':<26} {'min ms':>8} {'median ms':>10} {'above floor ms':>15} "
+          f"{'CPU median ms':>14}  ratio")
     for label, seconds in times.items():
         median = statistics.median(seconds)
         line = (f"{label:<26} {min(seconds) * 1000:>8.1f} {median * 1000:>10.1f} "
-                f"{(median - floor) * 1000:>15.1f}")
+                f"{(median - floor) * 1000:>15.1f} {statistics.median(cpu[label]) * 1000:>14.1f}")
         other = times.get(f"{label} (against)")
         if other is not None:
             ratios = [mine / theirs for mine, theirs in zip(seconds, other)]
