@@ -8,10 +8,12 @@ Each round runs, in a shuffled order, `python -c pass` (the floor: the interpret
 `rua --help`, and `rua ingest --org bench FILE` of one small generated report into a fresh
 SQLite store (made by `rua init` and `rua org create` before the timed run, not timed). Every
 run is a process of its own, timed as a whole (wall clock around it, and its CPU time, which a
-busy machine inflates less), with the .pyc files written (as any install has them). Prints min
-and median per command and the median above the floor. With --against, the `rua` of another install (e.g. a venv with an older checkout
-installed) runs the same commands in the same rounds, and each command's median ratio to it is
-printed: on a shared machine whose speed moves, only figures of the same round compare.
+busy machine inflates less), after a first round, not counted, that writes the .pyc files and
+the Public Suffix List's cache as an installed rua has them. Prints min and median per command
+and the median above the floor. With --against, the `rua` of another install (e.g. a venv with
+an older checkout installed) runs the same commands in the same rounds, and each command's
+median ratio to it is printed: on a shared machine whose speed moves, only figures of the same
+round compare.
 """
 from __future__ import annotations
 
@@ -96,7 +98,7 @@ def main() -> None:
                 needs_store = label.startswith("rua ingest")
                 seconds, used = run(targets[label],
                                     fresh_store(rua, folder, env) if needs_store else env)
-                if number > 0:   # round 0 only warms up: it writes the .pyc files
+                if number > 0:   # round 0 only warms up: it writes the caches
                     times[label].append(seconds)
                     cpu[label].append(used)
     floor = statistics.median(times["python -c pass"])
