@@ -15,7 +15,8 @@ from cli.common import RuaGroup, fail
 from config import Config, ConfigError
 
 
-@click.group(cls=RuaGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=RuaGroup,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.pass_context
 def main(ctx):
     """rua: DMARC aggregate (RUA) reports as a fast, read-only JSON API.
