@@ -4,16 +4,12 @@ from __future__ import annotations
 import re
 
 import click
-from peewee import IntegrityError
 
 from cli.common import fail
 from cli.lookup import normalize_email, resolve_org
 from cli.options import OneOf
 from cli.session import open_store, redacted
-from store import make_private, meter_path, sqlite_path
-from store.ids import normalize_ulid
-from store.migrations import current_version, latest_version, migrate
-from store.models import ROLES, Member, Organization
+from store.access import ROLES
 from store.plans import NAMES as PLANS
 
 MAX_ORG_NAME = 200
@@ -24,6 +20,8 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 @click.pass_obj
 def init(config):
     """Create the schema, or upgrade it to the latest version (safe to run again)."""
+    from store import make_private, meter_path, sqlite_path
+    from store.migrations import current_version, latest_version, migrate
     with open_store(config, need_schema=False) as database:
         applied = migrate(database)
         version = current_version(database)
@@ -52,6 +50,8 @@ def org():
 @click.pass_obj
 def org_create(config, name, plan):
     """Create an organization called NAME and print its id."""
+    from peewee import IntegrityError
+    from store.models import Organization
     name = _org_name(name)
     with open_store(config) as database:
         if Organization.get_or_none(Organization.name == name):
@@ -68,6 +68,7 @@ def org_create(config, name, plan):
 @click.pass_obj
 def org_list(config):
     """List organizations, one per line: id, name, plan."""
+    from store.models import Organization
     with open_store(config) as database:
         rows = list(Organization.select().order_by(Organization.name))
     width = max((len(row.name) for row in rows), default=0)
@@ -86,6 +87,7 @@ def plan():
 @click.pass_obj
 def plan_set(config, org_ref, new_plan):
     """Put organization ORG (id or name) on PLAN."""
+    from store.models import Organization
     with open_store(config) as database:
         with database.atomic():
             target = resolve_org(org_ref)
@@ -109,6 +111,8 @@ def member():
 @click.pass_obj
 def member_add(config, org_ref, email, role):
     """Add EMAIL to organization ORG (id or name) with a role."""
+    from peewee import IntegrityError
+    from store.models import Member
     address = normalize_email(email)
     if not _EMAIL.fullmatch(address) or len(address) > 320:
         fail(f"{email!r} is not an e-mail address")
@@ -127,6 +131,7 @@ def member_add(config, org_ref, email, role):
 @click.pass_obj
 def member_list(config, org_ref):
     """List the members of organization ORG: id, e-mail, role."""
+    from store.models import Member
     with open_store(config):
         target = resolve_org(org_ref)
         rows = list(target.members.order_by(Member.email))
@@ -135,6 +140,7 @@ def member_list(config, org_ref):
 
 
 def _org_name(text: str) -> str:
+    from store.ids import normalize_ulid
     name = text.strip()
     if not name:
         fail("an organization name cannot be empty")
@@ -146,9 +152,3 @@ def _org_name(text: str) -> str:
         # Commands accept an id or a name for ORG: a name shaped like an id would be ambiguous.
         fail(f"{name!r} looks like an organization id; choose another name")
     return name
-
-
-def register(main):
-    """Add this module's commands to the rua group."""
-    for command in (init, org, plan, member):
-        main.add_command(command)

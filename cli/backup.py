@@ -64,9 +64,3 @@ def restore(config, path):
     with open_store(config, need_schema=False) as database:
         for number, description in migrate(database):
             click.echo(f"applied migration {number}: {description}")
-
-
-def register(main):
-    """Add this module's commands to the rua group."""
-    for command in (backup, restore):
-        main.add_command(command)

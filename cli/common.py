@@ -1,12 +1,10 @@
-"""What every rua subcommand shares: the database connection and one way to fail."""
+"""What every rua subcommand shares: one way to fail, which click's usage errors take too."""
 from __future__ import annotations
 
 import contextlib
 import sys
 
 import click
-
-from store import open_db
 
 
 class UsageFailure(click.ClickException):
@@ -21,16 +19,30 @@ def fail(message: str):
     raise UsageFailure(message)
 
 
+class RuaGroup(click.Group):
+    """The `rua` group: click's usage errors (a missing argument or option, a bad value, an
+    unknown command) end like every other refusal, in one `rua: error:` line and status 2,
+    instead of click's three lines of usage, hint and error."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        with _one_line_usage_errors():
+            return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx):
+        with _one_line_usage_errors():
+            return super().invoke(ctx)
+
+
 @contextlib.contextmanager
-def connect(config):
-    """Open the configured database for the length of one command."""
-    database = open_db(config.database_url)
+def _one_line_usage_errors():
     try:
-        with database.connection_context():
-            yield database
-    finally:
-        if hasattr(database, "close_all"):
-            database.close_all()
+        yield
+    except click.exceptions.NoArgsIsHelpError:
+        raise   # `rua` or `rua org` alone: the help is the answer
+    except click.UsageError as exc:
+        text = " ".join(exc.format_message().split()).rstrip(".")
+        where = exc.ctx.command_path if exc.ctx is not None else "rua"
+        raise UsageFailure(f"{text[:1].lower()}{text[1:]} (see `{where} --help`)") from None
 
 
 def echo_err(message: str):

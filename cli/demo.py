@@ -3,22 +3,24 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import click
 
 from cli.common import fail
 from cli.session import open_store
-from demo import reports as generator
-from demo import tls_reports
+from demo.report_xml import RFC7489, RFC9990
 from store import keys
-from store.migrations import migrate
-from store.models import ApiKey, Domain, Member, Organization, Report
+
+if TYPE_CHECKING:
+    from store.models import ApiKey
 
 ORG_NAME = "Demo"
 OWNER = "owner@demo.example"
 
 
 def _organization():
+    from store.models import Organization
     org = Organization.get_or_none(Organization.name == ORG_NAME)
     if org is not None:
         return org, "reused"
@@ -26,11 +28,14 @@ def _organization():
 
 
 def _owner(org):
+    from store.models import Member
     member = Member.get_or_none(Member.org == org, Member.email == OWNER)
     return member or Member.create(org=org, email=OWNER, role="owner")
 
 
 def _domains(org) -> list[str]:
+    from demo import reports as generator
+    from store.models import Domain
     for name in generator.DOMAINS:
         if not Domain.get_or_none(Domain.org == org, Domain.name == name):
             Domain.create(org=org, name=name, source="manual")
@@ -39,6 +44,7 @@ def _domains(org) -> list[str]:
 
 def _load_reports(config, org, seed: int, days: int) -> list[str]:
     """Write the generated reports as files and take them in as `rua ingest` would."""
+    from demo import reports as generator, tls_reports
     from ingest.pipeline import ingest_paths   # the real ingest path: parse, classify, store
     tally, statuses, errors = Counter(), Counter(), []
 
@@ -63,6 +69,7 @@ def _load_reports(config, org, seed: int, days: int) -> list[str]:
 
 
 def _new_key(org, member) -> tuple[ApiKey, str]:
+    from store.models import ApiKey
     plaintext = keys.new_key()
     row = ApiKey.create(org=org, member=member, name="demo", digest=keys.digest(plaintext),
                         prefix=keys.display_prefix(plaintext), scope="read")
@@ -70,6 +77,7 @@ def _new_key(org, member) -> tuple[ApiKey, str]:
 
 
 def _large_report(records: int, output: str, seed: int, dialect: str):
+    from demo import reports as generator
     try:
         messages = generator.write_large_report(output, records, seed=seed, dialect=dialect)
     except OSError as exc:
@@ -87,8 +95,8 @@ def _large_report(records: int, output: str, seed: int, dialect: str):
                    "the database is not touched.")
 @click.option("--output", type=click.Path(dir_okay=False), default=None,
               help="File for --records (a name ending in .gz is gzipped).")
-@click.option("--dialect", type=click.Choice([generator.RFC7489, generator.RFC9990]),
-              default=generator.RFC7489, show_default=True,
+@click.option("--dialect", type=click.Choice([RFC7489, RFC9990]),
+              default=RFC7489, show_default=True,
               help="XML dialect of the --records report: RFC 7489, or RFC 9990 (DMARCbis, namespaced).")
 @click.pass_obj
 def demo(config, seed, days, records, output, dialect):
@@ -103,6 +111,8 @@ def demo(config, seed, days, records, output, dialect):
 
     With --records N --output FILE it only writes one large report, for benchmarks.
     """
+    from store.migrations import migrate
+    from store.models import Report
     if records is not None or output is not None:
         if records is None or output is None:
             fail("--records and --output go together")
@@ -125,8 +135,3 @@ def demo(config, seed, days, records, output, dialect):
         row, plaintext = _new_key(org, member)
         click.echo(f"new read key {row.id} (prefix {row.prefix}) for {member.email}:")
     click.echo(plaintext)
-
-
-def register(main):
-    """Add `rua demo` to the rua group."""
-    main.add_command(demo)

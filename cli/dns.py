@@ -10,7 +10,6 @@ from cli.options import OneOf
 from cli.session import open_store
 from store.clock import utcnow
 from store.encoding import dumps
-from store.models import Domain
 
 STATE_NAMES = (("dmarc_state", "DMARC"), ("tlsrpt_state", "TLS-RPT"),
                ("forensic_state", "forensic"))
@@ -61,6 +60,7 @@ def dns_check(config, org_ref, shape, names):
 
 
 def _monitored(org, wanted) -> list[str]:
+    from store.models import Domain
     query = Domain.select(Domain.name).distinct()
     if org is not None:
         query = query.where(Domain.org == org)
@@ -87,8 +87,3 @@ def _text(result) -> str:
     lookups = "?" if result.spf_lookups is None else result.spf_lookups
     lines.append(f"  states: {states}; SPF lookups {lookups}")
     return "\n".join(lines)
-
-
-def register(main):
-    """Add `dns` to the rua group."""
-    main.add_command(dns)

@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import click
-from peewee import IntegrityError
 
 from cli.common import fail
 from cli.lookup import resolve_org
 from cli.session import open_store
 from store.domain_names import InvalidDomain, normalize
 from store.clock import utcnow
-from store.models import Domain, Organization
 
 
 @click.group()
@@ -23,6 +21,8 @@ def domain():
 @click.pass_obj
 def domain_add(config, org_ref, name):
     """Monitor DOMAIN for ORG (id or name); a domain its reports introduced becomes `both`."""
+    from peewee import IntegrityError
+    from store.models import Domain
     ascii_name = normal_name(name)
     with open_store(config) as database:
         target = resolve_org(org_ref)
@@ -49,6 +49,7 @@ def domain_add(config, org_ref, name):
 def domain_list(config, org_ref):
     """List the domains of ORG: name, source (manual, auto, both), the DMARC, TLS-RPT and
     forensic verification states, and when DNS was last checked (`rua dns check`)."""
+    from store.models import Domain
     with open_store(config):
         target = resolve_org(org_ref)
         rows = list(target.domains.order_by(Domain.name))
@@ -75,6 +76,7 @@ def domain_remove(config, org_ref, name):
     `auto`); a `both` domain stays, as `auto`, because its reports still introduce it.
     Stored reports are kept either way.
     """
+    from store.models import Domain
     ascii_name = normal_name(name)
     with open_store(config) as database:
         with database.atomic():
@@ -94,6 +96,7 @@ def domain_remove(config, org_ref, name):
 
 def _mark_dirty(org):
     """The organization's overview and cards list its domains: the snapshotter must recompute."""
+    from store.models import Organization
     (Organization.update(dirty_since=utcnow())
      .where(Organization.id == org.id, Organization.dirty_since.is_null()).execute())
 
@@ -103,8 +106,3 @@ def normal_name(name: str) -> str:
         return normalize(name)
     except InvalidDomain as exc:
         fail(f"invalid domain name: {exc}")
-
-
-def register(main):
-    """Add this module's commands to the rua group."""
-    main.add_command(domain)

@@ -7,7 +7,6 @@ from cli.common import fail
 from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store
-from store import event_queries, events
 from store.alert_types import LABELS
 from store.encoding import dumps
 from store.ids import normalize_ulid
@@ -47,6 +46,7 @@ def _object(row) -> dict:
 def event_list(config, org_ref, only_open, shape):
     """List the events of ORG (id or name), newest first, with their state: open,
     acknowledged, or cleared (the condition went away)."""
+    from store import event_queries
     wanted = event_queries.EventFilter(handled=False if only_open else None)
     with open_store(config):
         org = resolve_org(org_ref)
@@ -73,6 +73,7 @@ def event_list(config, org_ref, only_open, shape):
 @click.pass_obj
 def event_ack(config, event_id):
     """Mark EVENT_ID handled: it leaves the action items and shows acknowledged in /events."""
+    from store import events
     ulid = normalize_ulid(event_id.strip())
     if ulid is None:
         fail(f"{event_id!r} is not an event id (`rua event list ORG` shows them)")
@@ -81,8 +82,3 @@ def event_ack(config, event_id):
     if found is None:
         fail(f"no event with id {event_id!r} (`rua event list ORG` shows the ids)")
     click.echo(f"acknowledged {found.id}: {found.title}")
-
-
-def register(main):
-    """Add `event` to the rua group."""
-    main.add_command(event)

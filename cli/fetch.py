@@ -152,8 +152,3 @@ def _watch(config, org, output: str):
         imap.watch(config, batch, lambda message: echo_err(f"rua fetch: {message}"))
     except IntakeError as exc:
         fail(str(exc))
-
-
-def register(main):
-    """Add `fetch` to the rua group."""
-    main.add_command(fetch)

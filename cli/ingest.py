@@ -12,7 +12,6 @@ from cli.ingest_display import Display, Summary
 from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store
-from ingest.pipeline import ingest_paths
 
 
 @click.command()
@@ -54,6 +53,7 @@ def ingest(config, org_ref, output, paths, snapshot=False):
 
 
 def _run(config, org, output: str, paths) -> Summary:
+    from ingest.pipeline import ingest_paths
     summary, started = Summary(), time.monotonic()
     display = Display(output, paths, summary)
     try:
@@ -74,8 +74,3 @@ def _check_paths(paths):
                 fail("- reads a report from standard input, which is a terminal: pipe one in")
         elif not os.path.exists(path):
             fail(f"{path}: no such file or directory")
-
-
-def register(main):
-    """Add this module's commands to the rua group."""
-    main.add_command(ingest)

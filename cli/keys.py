@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import TYPE_CHECKING
 
 import click
 
@@ -9,9 +10,11 @@ from cli.common import echo_err, fail
 from cli.lookup import resolve_key, resolve_member, resolve_org
 from cli.options import Day, OneOf
 from cli.session import open_store
-from store import keys, usage
+from store.access import SCOPES
 from store.clock import utcnow
-from store.models import SCOPES, ApiKey
+
+if TYPE_CHECKING:
+    from store.models import ApiKey
 
 MAX_NAME = 200
 
@@ -36,6 +39,8 @@ def key_create(config, org_ref, email, name, scope, expires):
 
     Only its SHA-256 digest and its first 12 characters are stored: copy the key now.
     """
+    from store import keys
+    from store.models import ApiKey
     name = name.strip()
     if len(name) > MAX_NAME:
         fail(f"a key name has at most {MAX_NAME} characters")
@@ -63,6 +68,8 @@ def key_create(config, org_ref, email, name, scope, expires):
 @click.pass_obj
 def key_list(config, org_ref):
     """List the keys of ORG, revoked ones included: id, name, prefix, scope, last use, state."""
+    from store import usage
+    from store.models import ApiKey
     with open_store(config):
         target = resolve_org(org_ref)
         rows = list(target.keys.order_by(ApiKey.created_at, ApiKey.id))
@@ -82,6 +89,7 @@ def key_list(config, org_ref):
 @click.pass_obj
 def key_revoke(config, key_id):
     """Revoke key KEY_ID at once; it stays listed, with its usage."""
+    from store.models import ApiKey
     with open_store(config) as database:
         with database.atomic():
             row = resolve_key(key_id)
@@ -113,8 +121,3 @@ def _state(row: ApiKey, now: datetime.datetime) -> str:
 
 def _moment(value: datetime.datetime | None) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else "never"
-
-
-def register(main):
-    """Add this module's commands to the rua group."""
-    main.add_command(key)

@@ -1,13 +1,20 @@
-"""Finding the rows an admin command names, with one clear error when they are not there."""
+"""Finding the rows an admin command names, with one clear error when they are not there.
+
+The store is imported by each function, when a command runs: `rua --help` does not load it."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cli.common import fail
-from store.ids import normalize_ulid
-from store.models import ApiKey, Member, Organization
+
+if TYPE_CHECKING:
+    from store.models import ApiKey, Member, Organization
 
 
 def resolve_org(text: str) -> Organization:
     """The organization named by its id (any case) or its exact name."""
+    from store.ids import normalize_ulid
+    from store.models import Organization
     ulid = normalize_ulid(text.strip())
     org = (Organization.get_or_none(Organization.id == ulid) if ulid
            else Organization.get_or_none(Organization.name == text.strip()))
@@ -17,6 +24,7 @@ def resolve_org(text: str) -> Organization:
 
 
 def resolve_member(org: Organization, email: str) -> Member:
+    from store.models import Member
     member = Member.get_or_none((Member.org == org) & (Member.email == normalize_email(email)))
     if member is None:
         fail(f"{email!r} is not a member of {org.name} (add one with `rua member add`)")
@@ -24,6 +32,8 @@ def resolve_member(org: Organization, email: str) -> Member:
 
 
 def resolve_key(text: str) -> ApiKey:
+    from store.ids import normalize_ulid
+    from store.models import ApiKey
     ulid = normalize_ulid(text.strip())
     key = ApiKey.get_or_none(ApiKey.id == ulid) if ulid else None
     if key is None:

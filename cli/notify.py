@@ -1,6 +1,8 @@
 """Alert channels: `rua notify add|list|remove|test|send`. Deliverable events are pushed to them."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from cli.common import echo_err, fail
@@ -8,15 +10,24 @@ from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store
 from guard.shown import masked
-from notify import email, targets, webhook
-from notify.drain import drain, send_test
-from store import channels, outbox
 from store.alert_types import ALERT_TYPES, DELIVERABLE
+
+if TYPE_CHECKING:
+    from store import channels
 
 KINDS = ("webhook", "email")
 
 
-@click.group()
+class NotifyGroup(click.Group):
+    """The help names the outbox's retry limit when it is shown: importing store.outbox at the
+    top would load the models for every `rua` command."""
+
+    def get_help(self, ctx):
+        from store.outbox import MAX_ATTEMPTS
+        return super().get_help(ctx).replace("{attempts}", str(MAX_ATTEMPTS))
+
+
+@click.group(cls=NotifyGroup)
 def notify():
     """Alert channels: where an organization's deliverable events are pushed.
 
@@ -28,9 +39,6 @@ def notify():
     the scheduler's minutely job: retried with doubling waits (1 minute to 6 hours) and given
     up after {attempts} attempts, which `rua notify list` shows.
     """
-
-
-notify.help = notify.help.format(attempts=outbox.MAX_ATTEMPTS)
 
 
 @notify.command("add")
@@ -50,6 +58,8 @@ def notify_add(config, org_ref, kind, target, types):
     RUA_OUTBOUND_UNSAFE_ALLOW_PRIVATE=1 (a lab's setting, which also allows http:// to a
     loopback address). The URL is checked now and again before every send.
     """
+    from notify import email, targets, webhook
+    from store import channels
     wanted = _types(types)
     target = target.strip()
     if kind == "webhook":
@@ -78,6 +88,7 @@ def notify_add(config, org_ref, kind, target, types):
 @click.pass_obj
 def notify_list(config, org_ref):
     """Channels (of ORG, or all) with their deliveries: pending, delivered, given up."""
+    from store import channels
     with open_store(config):
         org_id = resolve_org(org_ref).id if org_ref else None
         rows = channels.states(org_id)
@@ -93,6 +104,7 @@ def notify_list(config, org_ref):
 @click.pass_obj
 def notify_remove(config, channel_id):
     """Delete channel CHANNEL_ID and its queued deliveries (events stay)."""
+    from store import channels
     with open_store(config):
         if not channels.remove(channel_id.strip()):
             fail(f"no channel {channel_id}")
@@ -104,6 +116,8 @@ def notify_remove(config, channel_id):
 @click.pass_obj
 def notify_test(config, channel_id):
     """Send channel CHANNEL_ID a test message now (type "test"), outside the queue."""
+    from notify.drain import send_test
+    from store import channels
     with open_store(config):
         row = channels.get(channel_id.strip())
         if row is None:
@@ -119,6 +133,7 @@ def notify_test(config, channel_id):
 @click.pass_obj
 def notify_send(config):
     """Send every due delivery now (the scheduler does this every minute)."""
+    from notify.drain import drain
     with open_store(config):
         result = drain(config)
     deferred = ""
@@ -141,6 +156,7 @@ def _types(text: str) -> list[str] | None:
 
 
 def _check_smtp(config) -> None:
+    from notify import email
     try:
         email.parse_url(config.smtp_url)
     except ValueError as exc:
@@ -170,8 +186,3 @@ def _target(channel) -> str:
 
 def _moment(value) -> str:
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else "never"
-
-
-def register(main):
-    """Add this module's commands to the rua group."""
-    main.add_command(notify)

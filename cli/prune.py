@@ -45,8 +45,3 @@ def prune(config, days, dry_run, vacuum):
                 fail("--vacuum is for SQLite: on Postgres autovacuum reuses the space")
             retention.vacuum()
             click.echo("store rewritten; later prunes give space back by themselves")
-
-
-def register(main):
-    """Add this module's commands to the rua group."""
-    main.add_command(prune)

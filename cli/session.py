@@ -4,16 +4,8 @@ from __future__ import annotations
 import contextlib
 import os
 
-from peewee import InterfaceError, OperationalError, SqliteDatabase
-
 from cli.common import fail
 from guard.shown import masked
-from store import open_db
-from store.migrations import current_version, latest_version
-
-# Errors that mean "the store cannot be reached or read", as opposed to a command's own
-# constraint errors, which commands turn into messages themselves.
-UNREACHABLE = (OperationalError, InterfaceError)
 
 
 def redacted(url: str) -> str:
@@ -24,34 +16,45 @@ def redacted(url: str) -> str:
 @contextlib.contextmanager
 def open_store(config, *, need_schema: bool = True):
     """Connect for one command; with need_schema, insist that `rua init` brought it up to date."""
+    from peewee import InterfaceError, OperationalError
+    from store import open_db
+    # Errors that mean "the store cannot be reached or read", as opposed to a command's own
+    # constraint errors, which commands turn into messages themselves.
+    unreachable = (OperationalError, InterfaceError)
     where = redacted(config.database_url)
+    missing = _missing_sqlite_file(config.database_url)
+    if need_schema and missing:
+        fail(f"no database at {missing}: run `rua init` first")
     try:
         database = open_db(config.database_url)
     except ValueError as exc:
         fail(str(exc))
     except OSError as exc:  # the SQLite file's folder cannot be made
         fail(f"cannot use the database {where}: {exc.strerror or exc} ({exc.filename})")
-    if need_schema and _missing_sqlite_file(database):
-        fail(f"no database at {database.database}: run `rua init` first")
     try:
         with database.connection_context():
             if need_schema:
                 _check_schema(database, where)
             yield database
-    except UNREACHABLE as exc:
+    except unreachable as exc:
         fail(f"cannot use the database {where}: {_first_line(exc)}")
     finally:
         if hasattr(database, "close_all"):
             database.close_all()
 
 
-def _missing_sqlite_file(database) -> bool:
-    # Checked before connecting, because connecting would create an empty file.
-    return (isinstance(database, SqliteDatabase) and database.database != ":memory:"
-            and not os.path.exists(database.database))
+def _missing_sqlite_file(url: str) -> str | None:
+    """The path of a SQLite store whose file does not exist, else None. Checked before opening,
+    because opening makes the file's folder and connecting makes an empty file."""
+    from store import sqlite_path
+    path = sqlite_path(url)
+    if path is None or path == ":memory:" or os.path.exists(path):
+        return None
+    return path
 
 
 def _check_schema(database, where: str):
+    from store.migrations import current_version, latest_version
     version = current_version(database)
     if version == 0:
         fail(f"the database {where} has no rua schema: run `rua init` first")

@@ -48,8 +48,3 @@ def refresh(config, org_ref, ips):
     for problem in done.problems:
         echo_err(problem)
     click.echo(f"{done.sources} source(s) enriched, {done.reclassified} record(s) reclassified")
-
-
-def register(main):
-    """Add `sources` to the rua group."""
-    main.add_command(sources)

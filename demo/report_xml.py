@@ -6,7 +6,9 @@ written to a file with flat memory; values are escaped like any XML writer would
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from xml.sax.saxutils import escape
+# html's escape with quote=False is xml.sax.saxutils' (&, <, >) without its import of
+# urllib.request, http.client and ssl, which `rua --help` paid for through cli/demo.py.
+from html import escape as _escape
 
 RFC7489 = "rfc7489"
 RFC9990 = "rfc9990"
@@ -94,7 +96,8 @@ class _Writer:
         self.parts.append(f"{self.indent * self.depth}</{name}>{self.newline}")
 
     def leaf(self, name: str, value):
-        self.parts.append(f"{self.indent * self.depth}<{name}>{escape(str(value))}</{name}>{self.newline}")
+        text = _escape(str(value), quote=False)
+        self.parts.append(f"{self.indent * self.depth}<{name}>{text}</{name}>{self.newline}")
 
     def text(self) -> str:
         return "".join(self.parts)

@@ -10,8 +10,6 @@ from store.clock import utcnow
 from store.encoding import dumps, loads
 from store.ids import new_ulid
 
-ROLES = ("owner", "admin", "analyst", "viewer", "billing")
-SCOPES = ("read", "full")
 DOMAIN_SOURCES = ("manual", "auto", "both")
 VERIFICATION_STATES = ("pending", "verified", "verified_inherited", "not_published",
                        "published_not_ours", "multiple_records", "unconfirmed")

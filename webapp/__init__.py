@@ -1,7 +1,6 @@
 """The read-only JSON API: an application factory in the flaskr order."""
 from __future__ import annotations
 
-import importlib
 import os
 from urllib.parse import urlparse
 
@@ -14,32 +13,17 @@ from config import Config
 from store.clock import utcnow
 from store.encoding import dumps, loads
 from store.migrations import current_version, latest_version
-from webapp import answer_headers, connections, errors, gatekeeper, quota
-from webapp.request_log import RequestLog
+from webapp import (answer_headers, catalog, connections, dashboard, docs, domains, enums,
+                    errors, events, gatekeeper, health, openapi, probes, quota, reports, scores,
+                    sources, statistics, tls_reports, top_sources, trends, usage)
 from webapp.auth import Authenticator
+from webapp.request_log import RequestLog
 from webapp.snapshot_lane import SnapshotLane
 
-# One module per resource under webapp/, each exposing a Blueprint `bp`; a module with
-# ROOT = True is served at the site root instead of under the base path.
-RESOURCES = (
-    "reports",
-    "tls_reports",
-    "domains",
-    "statistics",
-    "top_sources",
-    "sources",
-    "events",
-    "enums",
-    "dashboard",
-    "scores",
-    "trends",
-    "health",
-    "usage",
-    "openapi",
-    "catalog",
-    "docs",
-    "probes",
-)
+# One blueprint per resource, served under the base path.
+RESOURCES = (reports.bp, tls_reports.bp, domains.bp, statistics.bp, top_sources.bp, sources.bp,
+             events.bp, enums.bp, dashboard.bp, scores.bp, trends.bp, health.bp, usage.bp,
+             openapi.bp, docs.bp)
 
 
 class OrjsonProvider(JSONProvider):
@@ -91,10 +75,11 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     app.after_request(answer_headers.add)
 
     base = urlparse(config.base_url).path.rstrip("/")
-    for name in RESOURCES:
-        module = importlib.import_module(f"webapp.{name}")
-        root = getattr(module, "ROOT", False)
-        app.register_blueprint(module.bp, url_prefix=None if root else base)
+    for blueprint in RESOURCES:
+        app.register_blueprint(blueprint, url_prefix=base)
+    # The RFC 9727 catalog and the health probes live at the site root, where tools look.
+    app.register_blueprint(catalog.bp)
+    app.register_blueprint(probes.bp)
     app.wsgi_app = RequestLog(SnapshotLane(app, database, base))
     if config.proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix

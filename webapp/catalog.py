@@ -12,8 +12,7 @@ from flask import Blueprint, Response, current_app
 from store.encoding import dumps
 from webapp.gatekeeper import public
 
-bp = Blueprint("catalog", __name__)
-ROOT = True
+bp = Blueprint("catalog", __name__)   # served at the site root (webapp/__init__.py)
 PATH = "/.well-known/api-catalog"
 PROFILE = "https://www.rfc-editor.org/info/rfc9727"
 MEDIA_TYPE = f'application/linkset+json; profile="{PROFILE}"'

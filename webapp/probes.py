@@ -16,8 +16,7 @@ from store.migrations import current_version, latest_version
 from webapp.errors import UNAVAILABLE
 from webapp.gatekeeper import public
 
-bp = Blueprint("probes", __name__)
-ROOT = True
+bp = Blueprint("probes", __name__)   # served at the site root (webapp/__init__.py)
 PATHS = ("/healthz", "/readyz")
 
 

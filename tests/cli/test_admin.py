@@ -67,6 +67,16 @@ def test_a_command_before_init_says_to_run_init(rua, tmp_path, command):
             assert not (tmp_path / "empty.db").exists()
 
 
+@pytest.mark.parametrize("command", [("org", "list"), ("snapshot",),
+                                     ("scheduler", "--once", "dirty")])
+def test_a_command_before_init_leaves_no_folder_behind(rua, tmp_path, command):
+    # The README: an error changes nothing (here: no ./var made for a store that is not there).
+    folder = tmp_path / "var"
+    assert_refused(rua(*command, url=f"sqlite:///{folder}/rua.db"),
+                   f"no database at {folder}/rua.db: run `rua init` first")
+    assert not folder.exists()
+
+
 def test_an_unreachable_server_is_one_line_not_a_traceback(rua):
     url = "postgresql://rua:secret@127.0.0.1:1/rua?connect_timeout=2"
     result = rua("org", "list", url=url)

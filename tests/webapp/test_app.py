@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import importlib
+import pathlib
 import sys
 
 import pytest
+from flask import Blueprint
 
 import store
+import webapp
 from config import Config
 from tests.factories import make_key, make_org
 from tests.webapp.helpers import assert_error, get
@@ -109,3 +112,26 @@ def test_a_store_upgraded_without_rua_init_stops_the_app_with_the_fix(config, da
 
 def test_a_store_never_initialized_is_left_to_each_request(config, tmp_path):
     create_app(config.replace(database_url=f"sqlite:///{tmp_path / 'empty.db'}"))
+
+
+def test_every_blueprint_under_webapp_is_registered(app):
+    # Registration is by name in create_app: a new resource module left out would serve nothing.
+    package = pathlib.Path(webapp.__file__).parent
+    defined = set()
+    for path in sorted(package.glob("*.py")):
+        module = importlib.import_module(f"webapp.{path.stem}")
+        if isinstance(getattr(module, "bp", None), Blueprint):
+            defined.add(module.bp.name)
+    assert defined == set(app.blueprints)
+
+
+def test_the_catalog_and_probes_are_at_the_site_root_and_the_resources_under_the_base_path(
+        config, database, clock):
+    app = create_app(config.replace(base_url="https://dmarc.example.net/rua/api/v1/"), clock=clock)
+    rules = {rule.endpoint: rule.rule for rule in app.url_map.iter_rules()}
+    assert rules["catalog.index"] == "/.well-known/api-catalog"
+    assert {rule for endpoint, rule in rules.items() if endpoint.startswith("probes.")} == {
+        "/healthz", "/readyz"}
+    elsewhere = [rule for endpoint, rule in rules.items()
+                 if not endpoint.startswith(("catalog.", "probes."))]
+    assert elsewhere and all(rule.startswith("/rua/api/v1/") for rule in elsewhere)
