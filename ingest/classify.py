@@ -1,4 +1,4 @@
-"""One verdict per record (docs/sources.md): the rules are sources/verdicts.py's, so a
+"""One verdict per record (docs/sources.md): the rules are rules/verdicts.py's, so a
 stored classification, report detail's evidence and a source's verdict never disagree.
 
 1. authenticated      DMARC pass: the policy-evaluated DKIM or SPF verdict is pass.
@@ -19,8 +19,8 @@ the enrichment job from the organization's Source row for the IP; no row: UNKNOW
 """
 from __future__ import annotations
 
-from sources import verdicts
-from sources.verdicts import AUTHENTICATED, LIKELY_FORWARDED, NEEDS_REVIEW, SUSPICIOUS
+from rules import verdicts
+from rules.verdicts import AUTHENTICATED, LIKELY_FORWARDED, NEEDS_REVIEW, SUSPICIOUS
 
 REPUTATIONS = ("unknown", "clean", "suspicious", "malicious")
 __all__ = ["AUTHENTICATED", "LIKELY_FORWARDED", "NEEDS_REVIEW", "SUSPICIOUS", "REPUTATIONS",

@@ -22,7 +22,8 @@ from ingest.classify import LIKELY_FORWARDED, classify
 from ingest.record_writer import sender_of
 from ingest.storing import window_days
 from snapshotter import day_totals
-from sources import services, verdicts
+from rules import verdicts
+from sources import services
 from sources.enrich import Enrichment, Signals, enrich
 from store import compiled as sql
 from store import db, events, snapshots

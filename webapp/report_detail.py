@@ -8,7 +8,7 @@ import orjson
 from orjson import Fragment
 
 from ingest.record_writer import sender_of
-from sources import verdicts
+from rules import verdicts
 from store.encoding import dumps
 
 

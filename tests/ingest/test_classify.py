@@ -1,4 +1,4 @@
-"""Record classification: the first rule that holds wins (sources/verdicts.py)."""
+"""Record classification: the first rule that holds wins (rules/verdicts.py)."""
 import pytest
 
 from ingest.classify import Sender, classify

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ingest import classify as ingest_classify
-from sources.verdicts import (AUTHORIZED, FORWARDER, UNAUTHORIZED, UNKNOWN, DomainResults,
+from rules.verdicts import (AUTHORIZED, FORWARDER, UNAUTHORIZED, UNKNOWN, DomainResults,
                               Sender, classify_record, classify_source, explain_record, sender)
 
 SERVICE = Sender("service", "clean", "SendGrid (Twilio)", True)
