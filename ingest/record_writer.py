@@ -1,7 +1,7 @@
 """A report's records, written as they stream: aligned, classified and inserted 500 at a time."""
 from __future__ import annotations
 
-from ingest.alignment import failure_summary, record_alignment
+from rules.alignment import failure_summary, record_alignment
 from ingest.classify import AUTHENTICATED, REPUTATIONS, UNKNOWN_SENDER, Sender, classify
 from ingest.model import ReportError
 from ingest.rollups import Tally
