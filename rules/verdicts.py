@@ -35,6 +35,7 @@ AUTHENTICATED, LIKELY_FORWARDED = "authenticated", "likely_forwarded"
 SUSPICIOUS, NEEDS_REVIEW = "suspicious", "needs_review"
 AUTHORIZED, FORWARDER, UNAUTHORIZED, UNKNOWN = "authorized", "forwarder", "unauthorized", "unknown"
 SENDER_KINDS = ("unknown", "service", "forwarder")
+REPUTATIONS = ("unknown", "clean", "suspicious", "malicious")
 BAD_REPUTATIONS = frozenset({"suspicious", "malicious"})
 # "forwarded" is the RFC 7489 spelling the parser maps to trusted_forwarder; accept both.
 FORWARDING_REASONS = frozenset({"mailing_list", "trusted_forwarder", "local_policy", "forwarded"})
@@ -52,20 +53,29 @@ class Sender:
     base_domain: str | None = None
 
     def __post_init__(self):
+        # A typo is an error, not a silently unknown sender.
         if self.kind not in SENDER_KINDS:
             raise ValueError(f"sender kind {self.kind!r} is not one of {', '.join(SENDER_KINDS)}")
+        if self.reputation not in REPUTATIONS:
+            raise ValueError(f"reputation {self.reputation!r} is not one of "
+                             f"{', '.join(REPUTATIONS)}")
 
 
 UNKNOWN_SENDER = Sender()
 
 
-def sender(service_kind: str | None, abuse_status: str = "unknown", name: str | None = None,
-           fcrdns: str = "unknown", base_domain: str | None = None) -> Sender:
-    """A Sender from enrichment's plain values (service map kind, abuse_status, FCrDNS)."""
-    kind = "unknown" if not service_kind else "forwarder" if service_kind == "forwarder" \
-        else "service"
-    return Sender(kind, abuse_status or "unknown", name, fcrdns in ("pass", "fail", "none"),
-                  base_domain)
+def sender(service_kind: str | None, abuse_status: str | None = "unknown",
+           name: str | None = None, fcrdns: str = "unknown",
+           base_domain: str | None = None) -> Sender:
+    """The one way to build a Sender, from enrichment's values or a Source row's: the service
+    map's kind decides (none: not a recognised service); an unreadable reputation is unknown."""
+    kind = "service"
+    if not service_kind:
+        kind = "unknown"
+    elif service_kind == "forwarder":
+        kind = "forwarder"
+    reputation = abuse_status if abuse_status in REPUTATIONS else "unknown"
+    return Sender(kind, reputation, name, fcrdns in ("pass", "fail", "none"), base_domain)
 
 
 # Records

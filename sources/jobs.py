@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from dnscheck.resolver import Lookup
-from ingest.classify import LIKELY_FORWARDED, classify
-from ingest.record_writer import sender_of
 from ingest.storing import window_days
 from snapshotter import day_totals
 from rules import verdicts
@@ -196,8 +194,8 @@ def _store_one(org_id, row: Source, found: Enrichment, domains, open_keys, now) 
         f"WHERE {sql.name(Source.id)} = ?"),
         [c.db_value(v) for c, v in zip(columns, values.values())] + [row.id])
     _listed_event(org_id, row.ip, domains[0].domain if domains else "", fields, open_keys)
-    before = sender_of(row.service_slug, row.service_kind, row.abuse_status)
-    after = sender_of(fields["service_slug"], fields["service_kind"], fields["abuse_status"])
+    before = verdicts.sender(row.service_kind, row.abuse_status)
+    after = verdicts.sender(fields["service_kind"], fields["abuse_status"])
     return reclassify(org_id, row, after) if _decides(after) != _decides(before) else 0
 
 
@@ -295,13 +293,13 @@ def reclassify(org_id: str, source: Source, sender) -> int:
                    Record.dkim != "pass", Record.spf != "pass"))
     ip, changed, forwarded = source.ip, 0, {}
     for record in rows.objects():
-        verdict = classify(record, record.alignment, sender)
+        verdict = verdicts.classify_record(record, record.alignment, sender)
         if verdict == record.classification:
             continue
         Record.update(classification=verdict).where(Record.id == record.id).execute()
         changed += 1
-        delta = record.count * ((verdict == LIKELY_FORWARDED)
-                                - (record.classification == LIKELY_FORWARDED))
+        delta = record.count * ((verdict == verdicts.LIKELY_FORWARDED)
+                                - (record.classification == verdicts.LIKELY_FORWARDED))
         if delta:
             day = window_days(record.date_begin, record.date_end)[2]
             key = (record.domain, day)

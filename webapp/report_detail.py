@@ -7,7 +7,6 @@ from types import SimpleNamespace
 import orjson
 from orjson import Fragment
 
-from ingest.record_writer import sender_of
 from rules import verdicts
 from store.encoding import dumps
 
@@ -108,13 +107,11 @@ def detail_chunks(report: tuple, pages) -> Iterator[bytes]:
 
 def _evidence(dkim, spf, reasons, auth_dkim, auth_spf, alignment, sender) -> dict:
     """The rule that classified a record and its facts, with the sender its verdict used
-    (the Source row's slug, kind, abuse status and name; None when there is no row)."""
+    (the Source row's slug, service kind, abuse status and name; None when there is no row)."""
     record = SimpleNamespace(dkim=dkim, spf=spf, reasons=_loads(reasons),
                              auth_dkim=_loads(auth_dkim), auth_spf=_loads(auth_spf))
-    slug, kind, status, name = sender or (None, None, None, None)
-    found = sender_of(slug, kind, status)
-    return verdicts.explain_record(record, _loads(alignment), verdicts.Sender(
-        found.kind, found.reputation, name if slug else None))
+    _slug, kind, status, name = sender or (None, None, None, None)
+    return verdicts.explain_record(record, _loads(alignment), verdicts.sender(kind, status, name))
 
 
 def _loads(text):

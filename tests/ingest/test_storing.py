@@ -377,7 +377,7 @@ def test_what_enrichment_knows_of_a_source_shapes_its_classification(database):
     org = make_org()
     seen = dt.datetime(2024, 3, 1)
     Source.create(org=org, ip="192.0.2.10", first_seen=seen, last_seen=seen,
-                  service_slug="mailchimp", abuse_status="clean")
+                  service_slug="mailchimp", service_kind="esp", abuse_status="clean")
     Source.create(org=org, ip="192.0.2.11", first_seen=seen, last_seen=seen,
                   abuse_status="malicious")
     unsigned = {"dkim": "fail", "spf": "fail", "auth_dkim": None,
