@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, time
 
 from peewee import IntegrityError
 
 from ingest import rollups, routing, source_facts
 from ingest.model import ParsedReport, ReportError
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
+from rules.windows import window_days
 from store import compiled as sql
 from store import db, events
 from store.clock import from_epoch, utcnow
@@ -41,17 +42,6 @@ def dedupe_key(org_name: str, report_id: str, domain: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def window_days(begin: int, end: int) -> tuple[date, date, date]:
-    """(day_begin, day_end, rollup day): an end at 00:00:00 belongs to the day before."""
-    try:
-        first, last = from_epoch(begin), from_epoch(end)
-        middle = from_epoch((begin + end) // 2)
-    except (OverflowError, OSError, ValueError):
-        raise ReportError(f"date range {begin}..{end} is not a usable time") from None
-    day_end = last.date() - timedelta(days=1) if last.time() == last.min.time() else last.date()
-    return first.date(), max(day_end, first.date()), middle.date()
-
-
 def store_report(parsed: ParsedReport, *, org=None, received_at=None,
                  caps: DomainCaps | None = None) -> Stored:
     """Route, dedupe and store one report; ReportError (nothing stored) when it cannot be.
@@ -66,7 +56,10 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
     existing = _stored(target.id, key)
     if existing is not None:
         return Stored("duplicate", existing)
-    days = window_days(meta.date_begin, meta.date_end)
+    try:
+        days = window_days(meta.date_begin, meta.date_end)
+    except ValueError as exc:
+        raise ReportError(str(exc)) from None
     if caps is not None and not _MONITORED.run(org=target.id, name=domain):
         _check_room(target, domain, caps, received_at or utcnow())
     try:

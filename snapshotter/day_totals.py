@@ -16,8 +16,9 @@ import orjson
 from peewee import fn
 
 from store.models import DailyRollup
+from store.snapshots import DAY_TOTALS
 
-CACHE_KIND = "day_totals"     # Snapshot kind of the cache; never served
+CACHE_KIND = DAY_TOTALS       # Snapshot kind of the cache; never served
 LIST_LIMIT = 64               # beyond this many days or domains, filter by range instead of IN
 Totals = dict  # (domain, day) -> (reports, messages, compliant, spf, dkim, forwarded)
 WIDTH = 8      # int64 values per cached row

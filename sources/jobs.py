@@ -18,16 +18,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from dnscheck.resolver import Lookup
-from ingest.storing import window_days
-from snapshotter import day_totals
 from rules import verdicts
+from rules.windows import window_days
 from sources import services
 from sources.enrich import Enrichment, Signals, enrich
 from store import compiled as sql
-from store import db, events, snapshots
+from store import db, events, rollups
 from store.addresses import canonical_ip, search_text, spellings
 from store.clock import utcnow
-from store.models import DailyRollup, Domain, Event, Record, Report, Source, SourceDomain
+from store.models import Domain, Event, Record, Report, Source, SourceDomain
 
 STALE = timedelta(days=1)
 BATCH = 500
@@ -304,20 +303,5 @@ def reclassify(org_id: str, source: Source, sender) -> int:
             day = window_days(record.date_begin, record.date_end)[2]
             key = (record.domain, day)
             forwarded[key] = forwarded.get(key, 0) + delta
-    if forwarded:
-        # The snapshotter's day totals are summed again only for days with new reports: the
-        # rollups changed without one, so its cache goes and every day is summed afresh.
-        snapshots.remove(org_id, day_totals.CACHE_KIND)
-    for (domain, day), delta in forwarded.items():
-        (DailyRollup.update(forwarded=DailyRollup.forwarded + delta)
-         .where(DailyRollup.org == org_id, DailyRollup.domain == domain,
-                DailyRollup.day == day, DailyRollup.source_ip == ip).execute())
-    for domain in {domain for domain, _ in forwarded}:
-        delta = sum(d for (name, _), d in forwarded.items() if name == domain)
-        (SourceDomain.update(forwarded=SourceDomain.forwarded + delta)
-         .where(SourceDomain.org == org_id, SourceDomain.domain == domain,
-                SourceDomain.ip == ip).execute())
-        (Source.update(forwarded=Source.forwarded + delta)
-         .where(Source.org == org_id, Source.ip == ip).execute())
+    rollups.add_forwarded(org_id, ip, forwarded)
     return changed
-
