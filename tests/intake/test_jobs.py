@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 
 from config import Config
-from snapshotter import locks
+from store import locks
 from snapshotter.scheduler import fetch_jobs, job_table, run_exclusive
 from store.models import Organization, Report
 from tests.intake.conftest import make_maildir, report_mail

@@ -1,7 +1,7 @@
 """Locks across runners: one holder per job lock, N slots per group, released on exit."""
 import threading
 
-from snapshotter import locks
+from store import locks
 from snapshotter.scheduler import build, run_exclusive
 from store import db
 
