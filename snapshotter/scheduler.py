@@ -17,7 +17,8 @@ from datetime import datetime, timezone
 
 from apscheduler.schedulers.blocking import BlockingScheduler
 
-from snapshotter import jobs, locks
+from snapshotter import jobs
+from store import locks
 from store import db, open_db
 from store.clock import utcnow
 
