@@ -5,7 +5,7 @@ import os
 
 from config import Config
 from store import locks
-from snapshotter.scheduler import fetch_jobs, job_table, run_exclusive
+from jobs.scheduler import fetch_jobs, job_table, run_exclusive
 from store.models import Organization, Report
 from tests.intake.conftest import make_maildir, report_mail
 

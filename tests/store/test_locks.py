@@ -2,7 +2,7 @@
 import threading
 
 from store import locks
-from snapshotter.scheduler import build, run_exclusive
+from jobs.scheduler import build, run_exclusive
 from store import db
 
 
