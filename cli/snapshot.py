@@ -69,7 +69,8 @@ def register(main):
         every minute and every snapshot hourly, the DNS check hourly, source enrichment every 5
         minutes, alert delivery every minute, the hour's quota events, the daily history at
         00:05 UTC, and mail fetching when a mailbox is set. --once JOB runs one of them."""
-        from jobs.scheduler import job_table, run, run_exclusive
+        from jobs.scheduler import run, run_exclusive
+        from jobs.table import job_table
         logging.basicConfig(level=config.log_level.upper(),
                             format="%(asctime)s %(name)s %(levelname)s %(message)s")
         if once is None:

@@ -237,66 +237,6 @@ def hour_started(now: datetime, *, report_address: str = "") -> list[Refreshed]:
     return refresh_dirty(now, report_address=report_address)
 
 
-# The hourly DNS job stops starting new checks after this long, so it ends before the next
-# run is due; the domains it did not reach are first in line (oldest check first) next time.
-DNS_BUDGET_SECONDS = 45 * 60
-
-
-def check_dns(now: datetime, config):
-    """The hourly job: check monitored domains' DNS, then refresh the organizations it changed.
-    Offline (RUA_OFFLINE=1) it does nothing: a check that can look nothing up learns nothing."""
-    if config.offline:
-        log.info("DNS check skipped: RUA_OFFLINE is set")
-        return None
-    from dnscheck import jobs as dns_jobs     # dnspython and friends: only in the job's process
-    result = dns_jobs.check_stored(config, now=now, budget=DNS_BUDGET_SECONDS)
-    log.info("DNS checked %d domain(s), %d failed, %d left for the next run",
-             len(result.checks), len(result.failed), len(result.left))
-    refresh_dirty(now, report_address=config.report_address)
-    return result
-
-
-SOURCES_PER_RUN = 5000      # new sources first, then the day-old ones: a run of a few minutes
-
-
-def enrich_sources(now: datetime, config):
-    """Every few minutes: enrich new sources and re-check day-old ones, then refresh the
-    organizations that changed. Offline it does nothing (everything stays unknown)."""
-    if config.offline:
-        log.info("source enrichment skipped: RUA_OFFLINE is set")
-        return None
-    from sources import jobs as source_jobs   # dnspython and the geo data: the job's only
-    result = source_jobs.refresh(config, now, limit=SOURCES_PER_RUN)
-    for problem in result.problems:
-        log.warning("%s", problem)
-    log.info("enriched %d source(s), %d record(s) reclassified", result.sources,
-             result.reclassified)
-    if result.sources:
-        refresh_dirty(now, report_address=config.report_address)
-    return result
-
-
-def fetch_mail(now: datetime, config) -> int:
-    """New report mail ingested from the configured mailboxes, then the organizations it
-    touched refreshed; the number of reports stored."""
-    from intake.jobs import fetch_configured     # imapclient: only in the job's process
-    stored = fetch_configured(config)
-    if stored:
-        refresh_dirty(now, report_address=config.report_address)
-    return stored
-
-
-def send_notifications(now: datetime, config):
-    """Every minute: send the outbox's due alerts (notify/drain.py keeps its own clock, so a
-    long drain's claims and retries are timed from when each happens)."""
-    from notify.drain import drain     # http.client, smtplib: only in the job's process
-    result = drain(config)
-    if result.delivered or result.retried or result.failed:
-        log.info("alerts: %d delivered, %d to retry, %d given up", result.delivered,
-                 result.retried, result.failed)
-    return result
-
-
 def _logged(job, org_id, now, **kwargs):
     started = time.perf_counter()
     result = job(org_id, now, **kwargs)

@@ -14,6 +14,7 @@ enrichment field stays unknown/null rather than half-known.
 from __future__ import annotations
 
 import ipaddress
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -28,8 +29,10 @@ from store.addresses import canonical_ip, search_text, spellings
 from store.clock import utcnow
 from store.models import Domain, Event, Record, Report, Source, SourceDomain
 
+log = logging.getLogger("rua.sources")
 STALE = timedelta(days=1)
 BATCH = 500
+SOURCES_PER_RUN = 5000      # new sources first, then the day-old ones: a run of a few minutes
 UNAUTHORIZED = "unauthorized_sender:"
 NAMED_IPS = 3           # the busiest unauthorized sources an event's detail names
 
@@ -85,6 +88,20 @@ def refresh(config, now: datetime | None = None, org_id: str | None = None,
             done.sources += len(chunk)
             events.mark_dirty(org, now)
     return done
+
+
+def scheduled(now: datetime, config) -> Refreshed | None:
+    """Every few minutes: enrich new sources and re-check day-old ones. Offline it does
+    nothing (None): everything stays unknown."""
+    if config.offline:
+        log.info("source enrichment skipped: RUA_OFFLINE is set")
+        return None
+    result = refresh(config, now, limit=SOURCES_PER_RUN)
+    for problem in result.problems:
+        log.warning("%s", problem)
+    log.info("enriched %d source(s), %d record(s) reclassified", result.sources,
+             result.reclassified)
+    return result
 
 
 def signals(org_id: str, ips: list[str]) -> dict[str, Signals]:

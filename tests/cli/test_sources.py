@@ -7,7 +7,6 @@ from datetime import datetime, timedelta
 import pytest
 from click.testing import CliRunner
 
-from snapshotter.jobs import enrich_sources
 from sources import jobs
 from sources.enrich import Signals
 from store import db, events
@@ -184,7 +183,7 @@ def test_offline_nothing_is_looked_up_or_stored(acme, rua_sources, dns_server):
     assert result.exit_code == 0 and "RUA_OFFLINE" in result.stderr
     assert not Source.select().where(Source.enriched_at.is_null(False)).exists()
     assert not dns_server.asked(f"{V4}")
-    assert enrich_sources(utcnow(), jobs_config(offline=True)) is None
+    assert jobs.scheduled(utcnow(), jobs_config(offline=True)) is None
 
 
 def jobs_config(offline):
@@ -209,7 +208,7 @@ def test_new_sources_are_due_first_and_enriched_ones_again_after_a_day(acme, wor
     assert jobs.due(now) == [] and jobs.due(now + timedelta(hours=23)) == []
     later = now + timedelta(days=1, minutes=1)
     assert len(jobs.due(later)) == 5
-    assert enrich_sources(later, world).sources == 5
+    assert jobs.scheduled(later, world).sources == 5
     assert source(SES).enriched_at == later
 
 
