@@ -129,11 +129,7 @@ def keep(row_id: str, check: DomainCheck, report_address: str) -> int:
         row.save()
     outcome = conditions.evaluate(previous, check, report_address)
     org_id = row.org_id
-    events.clear(org_id, outcome.cleared + outcome.replaced, check.checked_at)
-    for c in outcome.raised:
-        events.raise_event(org_id, c.type, c.key, severity=c.severity, title=c.title,
-                           detail=c.detail, domain=check.domain, link=c.link,
-                           now=check.checked_at)
+    events.apply(org_id, outcome, check.checked_at)
     if changed:
         events.mark_dirty(org_id, check.checked_at)
     return 1

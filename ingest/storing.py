@@ -96,7 +96,7 @@ def _check_room(org: Organization, domain: str, caps: DomainCaps, now: datetime)
     fix = "add it with `rua domain add` to accept its reports"
     events.raise_event(
         org.id, "auto_domain_cap", f"auto_domain_cap:{midnight.date().isoformat()}",
-        severity="warning", title=f"Reports for new domains refused ({cap})",
+        title=f"Reports for new domains refused ({cap})",
         detail=(f"Reports for domains not yet monitored, first {domain}, were refused: the "
                 f"organization reached {cap}. If a domain is yours, {fix}."), now=now)
     raise ReportError(f"domain cap: {domain} is not monitored and reports may add no more "

@@ -233,7 +233,7 @@ def _listed_event(org_id: str, ip: str, domain: str, fields: dict, open_keys: se
     blocklist = fields["blocklist"]
     if blocklist["status"] == "listed" and listed not in open_keys:
         zones = ", ".join(blocklist["listed_on"])
-        events.raise_event(org_id, "blocklisted_source", listed, severity="warning",
+        events.raise_event(org_id, "blocklisted_source", listed,
                            title=f"{ip} is on a DNS blocklist",
                            detail=f"{ip}, which sends mail as {domain or 'your domains'}, is "
                                   f"listed on {zones}.", domain=domain, link=link)
@@ -266,7 +266,7 @@ def unauthorized_events(org_id: str, domains: set[str], now: datetime) -> None:
             continue
         detail = unauthorized_detail(domain, senders)
         if key not in opened:
-            events.raise_event(org_id, "unauthorized_sender", key, severity="critical",
+            events.raise_event(org_id, "unauthorized_sender", key,
                                title=f"Unauthorized senders of {domain}", detail=detail,
                                domain=domain, link=f"/sources?domain={domain}", now=now)
         elif opened[key] != detail:

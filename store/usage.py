@@ -185,7 +185,7 @@ def hour_counts(org_id: str, hour: int) -> tuple[int, int, int]:
 def record_near_cap(org_id: str, now: int, limit: int) -> bool:
     """Store the quota_near_cap event of this hour, once; True when it was new."""
     return events.raise_event(
-        org_id, "quota_near_cap", f"quota_near_cap:{hour_of(now)}", severity="warning",
+        org_id, "quota_near_cap", f"quota_near_cap:{hour_of(now)}",
         title="API quota nearly spent",
         detail=f"10% or less of this hour's {limit:,} API requests is left; "
                f"the quota resets at the top of the hour.",

@@ -14,7 +14,7 @@ NOW = datetime(2026, 3, 1, 12, 0, 0)
 
 def feed(org):
     for n, key in enumerate(("a", "b", "c")):
-        events.raise_event(org.id, "no_reports", f"no_reports:{key}.example", severity="warning",
+        events.raise_event(org.id, "no_reports", f"no_reports:{key}.example",
                            title=f"No reports for {key}.example", domain=f"{key}.example",
                            now=NOW + timedelta(hours=n))
     events.clear(org.id, ["no_reports:a.example"], NOW + timedelta(days=1))

@@ -163,9 +163,9 @@ def test_events_are_raised_once_and_cleared_when_the_condition_goes(acme, rua_so
 
 def test_one_event_per_ip_of_earlier_versions_gives_way_to_the_domains(acme, rua_sources):
     events.raise_event(acme.id, "unauthorized_sender", f"unauthorized_sender:{SPOOF}",
-                       severity="critical", title="old")
+                       title="old")
     events.raise_event(acme.id, "unauthorized_sender", "unauthorized_sender:2001:db8::30",
-                       severity="critical", title="old")
+                       title="old")
     ok(rua_sources("refresh", "--ip", SPOOF))
     assert [key for key in open_events() if key.startswith("unauthorized_sender:")] == [
         "unauthorized_sender:example.com"]
