@@ -7,9 +7,9 @@ from peewee import IntegrityError
 from cli.common import fail
 from cli.lookup import resolve_org
 from cli.session import open_store
+from store import events
 from store.domain_names import InvalidDomain, normalize
-from store.clock import utcnow
-from store.models import Domain, Organization
+from store.models import Domain
 
 
 @click.group()
@@ -94,8 +94,7 @@ def domain_remove(config, org_ref, name):
 
 def _mark_dirty(org):
     """The organization's overview and cards list its domains: the snapshotter must recompute."""
-    (Organization.update(dirty_since=utcnow())
-     .where(Organization.id == org.id, Organization.dirty_since.is_null()).execute())
+    events.mark_dirty(org.id)
 
 
 def normal_name(name: str) -> str:

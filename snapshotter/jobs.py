@@ -15,7 +15,7 @@ from snapshotter.model import TREND_DAYS
 from snapshotter.overview import overview_doc
 from snapshotter.scores import Ledger, compliance_doc
 from snapshotter.trends import merge_days, trend_points
-from store import db, snapshots
+from store import db, events, snapshots
 from store.encoding import dumps
 from store.models import Organization, ScoreHistory
 
@@ -72,8 +72,7 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
                                  for k in kinds if k in VARIANT_KINDS})
     except BaseException:
         if was_dirty is not None or (changed and settles):
-            (Organization.update(dirty_since=was_dirty or now)
-             .where(Organization.id == org_id, Organization.dirty_since.is_null()).execute())
+            events.mark_dirty(org_id, was_dirty or now)
         raise
     return Refreshed(org_id, written.blobs, written.bytes, summed)
 

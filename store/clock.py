@@ -16,3 +16,13 @@ def from_epoch(seconds: int) -> datetime:
 def to_epoch(moment: datetime) -> int:
     # Plain arithmetic: a fifth of the time of .timestamp(), and every metered request asks.
     return (moment - _EPOCH) // _SECOND
+
+
+RFC3339 = "%Y-%m-%dT%H:%M:%SZ"     # the contract's instants: UTC, whole seconds
+
+
+def rfc3339(moment: datetime) -> str:
+    """The instant as the contract writes it; an aware datetime is converted to UTC first."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc)
+    return moment.strftime(RFC3339)

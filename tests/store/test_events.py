@@ -157,3 +157,15 @@ def test_the_feed_query_reads_days_inclusively_and_handled_as_acknowledged_or_cl
     handled = event_queries.EventFilter(handled=True)
     assert event_queries.count(org.id, handled) == 1
     assert event_queries.count(org.id, event_queries.EventFilter(handled=False)) == 2
+
+
+def test_one_shape_for_every_reader_counts_a_cleared_event_as_handled(database):
+    from notify.message import event_fields
+    from store.event_queries import EventFilter, page, shape
+    org = make_org()
+    raise_missing(org.id)
+    events.clear(org.id, ["dns_record_missing:example.com:spf"], NOW)
+    [row] = page(org.id, EventFilter(), 10, 0)
+    stored = Event.get_by_id(row.id)
+    assert shape(row) == shape(stored) and shape(row)["acknowledged"] is True
+    assert event_fields(stored, "Acme") == {**shape(row), "organization": "Acme"}
