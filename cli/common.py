@@ -7,6 +7,7 @@ import sys
 import click
 
 from store import open_db
+from store.clock import rfc3339
 
 
 class UsageFailure(click.ClickException):
@@ -36,3 +37,10 @@ def connect(config):
 def echo_err(message: str):
     click.echo(message, err=True)
     sys.stderr.flush()
+
+
+def moment_or_never(value) -> str:
+    """A stored instant as the contract writes it, or "never"."""
+    if value is None:
+        return "never"
+    return rfc3339(value)

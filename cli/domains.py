@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 from peewee import IntegrityError
 
-from cli.common import fail
+from cli.common import fail, moment_or_never
 from cli.lookup import resolve_org
 from cli.session import open_store
 from store import events
@@ -54,7 +54,7 @@ def domain_list(config, org_ref):
         rows = list(target.domains.order_by(Domain.name))
     table = [("DOMAIN", "SOURCE", "DMARC", "TLS-RPT", "FORENSIC", "DNS CHECKED")] + [
         (row.name, row.source, row.dmarc_state, row.tlsrpt_state, row.forensic_state,
-         f"{row.dns_checked_at:%Y-%m-%dT%H:%M:%SZ}" if row.dns_checked_at else "never")
+         moment_or_never(row.dns_checked_at))
         for row in rows]
     widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
     for line, row in zip(table, [None] + rows):

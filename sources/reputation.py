@@ -17,9 +17,10 @@ UTC of the check, or null when no zone answered}.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 
 from sources.dnsbl import LISTED, NOT_LISTED, UNKNOWN, Outcome
+from store.clock import rfc3339
 
 MALICIOUS, SUSPICIOUS, CLEAN = "malicious", "suspicious", "clean"
 ABUSE_STATUSES = (CLEAN, SUSPICIOUS, MALICIOUS, UNKNOWN)
@@ -66,10 +67,6 @@ def blocklist(outcomes: list[Outcome], checked_at: datetime) -> dict:
 def reputation(outcomes: list[Outcome], checked_at: datetime) -> Reputation:
     return Reputation(abuse_status(outcomes), blocklist(outcomes, checked_at))
 
-
-def rfc3339(moment: datetime) -> str:
-    moment = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _severe(listed: Outcome) -> bool:

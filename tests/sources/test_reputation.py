@@ -6,7 +6,8 @@ from datetime import datetime, timezone
 import pytest
 
 from sources.dnsbl import ERROR, LISTED, NOT_LISTED, UNKNOWN, Outcome
-from sources.reputation import abuse_status, blocklist, reputation, rfc3339
+from sources.reputation import abuse_status, blocklist, reputation
+from store.clock import rfc3339
 
 NOW = datetime(2026, 11, 25, 4, 30, 15, 123456, tzinfo=timezone.utc)
 

@@ -22,3 +22,12 @@ def test_from_epoch_and_to_epoch_are_inverse_on_whole_seconds():
     now = utcnow()
     assert now.microsecond == 0 and now.tzinfo is None
     assert from_epoch(to_epoch(now)) == now
+
+
+def test_an_instant_is_written_in_utc_with_whole_seconds():
+    from datetime import datetime, timedelta, timezone
+
+    from store.clock import rfc3339
+    assert rfc3339(datetime(2026, 1, 2, 3, 4, 5, 999999)) == "2026-01-02T03:04:05Z"
+    paris = timezone(timedelta(hours=1))
+    assert rfc3339(datetime(2026, 1, 2, 4, 4, 5, tzinfo=paris)) == "2026-01-02T03:04:05Z"
