@@ -10,7 +10,6 @@ from click.testing import CliRunner
 from sources import jobs
 from sources.enrich import Signals
 from store import db, events
-from store import report_queries as queries
 from store.addresses import canonical_ip
 from store.clock import from_epoch, utcnow
 from store.models import DailyRollup, Event, Record, Report, Source, SourceDomain
@@ -19,7 +18,7 @@ from tests.dnscheck.conftest import _dns_server_session, dns_config, dns_server 
 from tests.factories import make_domain, make_org, make_report
 from tests.sources.test_geo import write
 from tests.sources.zones import dnsbl_lines, ptr_lines, reverse_origin
-from webapp.report_detail import report_detail
+from tests.webapp.helpers import detail_at_once
 
 V4 = reverse_origin("198.51.100.0/24")
 SES, OWN, LISTED, FORWARDER, SPOOF = ("198.51.100.20", "198.51.100.40", "198.51.100.66",
@@ -259,7 +258,7 @@ def test_the_corpus_enriched_keeps_every_total_and_forwarded_count_equal_to_its_
     assert {e.domain for e in Event.select().where(
         Event.type == "unauthorized_sender", Event.cleared_at.is_null())} == unauthorized
     for report in Report.select().where(Report.org == org):
-        body = report_detail(queries.report(org.id, report.id), queries.records(org.id, report.id))
+        body = detail_at_once(org.id, report.id)
         assert [e["rule"] for e in body["record_evidence"]] == body["record_classifications"]
 
 
