@@ -212,7 +212,7 @@ class DetailRow(NamedTuple):
     failure_summary: str | None
 
 
-class Sender(NamedTuple):
+class SenderRow(NamedTuple):
     """A record's Source row as its evidence reads it (every field None: no row)."""
     slug: str | None
     kind: str | None
@@ -235,7 +235,7 @@ class RecordRow(NamedTuple):
     auth_spf: str | None
     alignment: str | None
     classification: str
-    sender: Sender
+    sender: SenderRow
 _REPORT = Compiled(lambda id, org: Report.select(*DETAIL_COLUMNS)
                    .where((Report.id == id) & (Report.org == org)))
 # Records are read this many at a time: a worker holds a page, never a whole large report.
@@ -271,7 +271,7 @@ class RecordPages:
         rows = _RECORD_PAGE.run(id=self.report_id, org=self.org_id, after=after, size=self.size)
         more = rows[-1][0] if len(rows) == self.size else None
         width = len(RECORD_COLUMNS)
-        records = [RecordRow(*row[1:width + 1], Sender._make(row[width + 1:])) for row in rows]
+        records = [RecordRow(*row[1:width + 1], SenderRow._make(row[width + 1:])) for row in rows]
         return _respelled(self.org_id, records), more
 
     def __iter__(self):
@@ -290,7 +290,7 @@ def _respelled(org_id: str, rows: list[RecordRow]) -> list[RecordRow]:
     if not respelled:
         return rows
     wanted = sorted({canonical_ip(ip) for ip in respelled})
-    known = {ip: Sender._make(rest) for ip, *rest in Source.select(Source.ip, *SENDER_COLUMNS)
+    known = {ip: SenderRow._make(rest) for ip, *rest in Source.select(Source.ip, *SENDER_COLUMNS)
              .where(Source.org == org_id, Source.ip.in_(wanted)).tuples()}
     found = []
     for row in rows:

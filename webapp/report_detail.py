@@ -9,7 +9,7 @@ from orjson import Fragment
 
 from rules import verdicts
 from store.encoding import dumps
-from store.report_queries import DetailRow, RecordRow, Sender
+from store.report_queries import DetailRow, RecordRow, SenderRow
 
 
 def _json(text):
@@ -94,7 +94,7 @@ def detail_chunks(report: DetailRow, pages) -> Iterator[bytes]:
     yield b"}"
 
 
-def _evidence(dkim, spf, reasons, auth_dkim, auth_spf, alignment, sender: Sender) -> dict:
+def _evidence(dkim, spf, reasons, auth_dkim, auth_spf, alignment, sender: SenderRow) -> dict:
     """The rule that classified a record and its facts, with the sender its verdict used."""
     record = SimpleNamespace(dkim=dkim, spf=spf, reasons=_loads(reasons),
                              auth_dkim=_loads(auth_dkim), auth_spf=_loads(auth_spf))
