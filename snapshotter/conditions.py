@@ -23,6 +23,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from rules.rates import rate
 from snapshotter.model import Policy, Tally
 from snapshotter.verdicts import percent
 from store.alert_types import Condition, Outcome
@@ -57,17 +58,17 @@ def compliance_drop(domain: str, days: dict[date, Tally], today: date) -> Outcom
     k = key("compliance_drop", domain)
     if min(recent.messages, before.messages) < MIN_MESSAGES:
         return Outcome(cleared=[k])
-    now_rate = 100.0 * recent.compliant / recent.messages
-    then_rate = 100.0 * before.compliant / before.messages
+    now_rate = rate(recent.compliant, recent.messages)
+    then_rate = rate(before.compliant, before.messages)
     if then_rate - now_rate < DROP_POINTS:
         return Outcome(cleared=[k])
     return Outcome(raised=[Condition(
         "compliance_drop", k,
-        f"DMARC compliance of {domain} fell from {percent(round(then_rate, 2))} to "
-        f"{percent(round(now_rate, 2))}",
-        f"Over the last {RECENT_DAYS} days {percent(round(now_rate, 2))} of "
+        f"DMARC compliance of {domain} fell from {percent(then_rate)} to "
+        f"{percent(now_rate)}",
+        f"Over the last {RECENT_DAYS} days {percent(now_rate)} of "
         f"{recent.messages:,} messages from {domain} passed DMARC, against "
-        f"{percent(round(then_rate, 2))} in the {BEFORE_DAYS} days before. Look for a new or "
+        f"{percent(then_rate)} in the {BEFORE_DAYS} days before. Look for a new or "
         "changed sender among the top senders.", HEALTH_LINK.format(domain), domain)])
 
 
