@@ -64,7 +64,7 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
                 assessed.extend(judged)
             docs = domain_docs(ledger, now, kinds, chunk, judged)
             written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False))
-        docs = org_docs(ledger, kinds, assessed, history)
+        docs = org_docs(ledger, now, kinds, assessed, history)
         if cache is not None:
             docs[(day_totals.CACHE_KIND, "")] = cache
         written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False))
@@ -104,22 +104,25 @@ def refresh_one(org_id: str, kind: str, variant: str, now: datetime, *,
             facts, cache, _ = facts_module.read(org_id, now.date(), report_address)
     ledger = Ledger(facts)
     history = _history(org_id, ledger) if kind == "history" else None
-    docs = {(kind, variant): one_doc(ledger, kind, variant, now, history)}
+    docs = {(kind, variant): body(ledger, kind, variant, now, history_rows=history)}
     if cache is not None:
         docs[(day_totals.CACHE_KIND, "")] = cache
     return snapshots.put_many(org_id, docs, now, stamp_kinds=False)[(kind, variant)]
 
 
-def one_doc(ledger: Ledger, kind: str, variant: str, now: datetime, history_rows=None):
-    """The body of one (kind, variant): what refresh_org makes for it among the others."""
+def body(ledger: Ledger, kind: str, variant: str, now: datetime, *, assessment=None,
+         assessed=None, history_rows=None):
+    """The body of one (kind, variant), the one place a kind is mapped to what computes it.
+    assessment: the domain's health assessment, assessed: every domain's (overview), when
+    already made; history_rows: the rows a history body shows."""
     if kind == "overview":
-        return overview_doc(ledger)
+        return overview_doc(ledger, assessed)
     if kind == "compliance":
         return compliance_doc(ledger, variant or None)
     if kind == "trends":
         return _trends(ledger.facts, variant)
     if kind == "health":
-        return health_doc(ledger, variant, now)
+        return health_doc(ledger, variant, now, assessment)
     if kind == "history":
         return dumps([history_point(r) for r in history_rows])
     raise ValueError(f"no served kind {kind!r}")
@@ -136,28 +139,25 @@ def _trends(facts, name: str = "") -> bytes:
 def domain_docs(ledger: Ledger, now: datetime, kinds, names, assessed) -> dict:
     """The per-domain bodies of `kinds` for `names`, keyed (kind, name); `assessed` holds
     their assessments when health is among the kinds."""
-    facts, docs = ledger.facts, {}
-    if "compliance" in kinds:
-        docs.update((("compliance", n), compliance_doc(ledger, n)) for n in names)
-    if "trends" in kinds:
-        docs.update((("trends", n), _trends(facts, n)) for n in names)
+    docs = {}
+    for kind in ("compliance", "trends"):
+        if kind in kinds:
+            docs.update(((kind, n), body(ledger, kind, n, now)) for n in names)
     if "health" in kinds:
-        docs.update((("health", a.name), health_doc(ledger, a.name, now, a))
-                    for a in assessed if facts.domains[a.name].monitored)
+        for a in assessed:
+            if ledger.facts.domains[a.name].monitored:
+                docs[("health", a.name)] = body(ledger, "health", a.name, now, assessment=a)
     return docs
 
 
-def org_docs(ledger: Ledger, kinds, assessed, history_rows=None) -> dict:
+def org_docs(ledger: Ledger, now: datetime, kinds, assessed, history_rows=None) -> dict:
     """The organization-wide bodies of `kinds`, keyed (kind, ""); series kinds as bytes."""
     docs = {}
-    if "overview" in kinds:
-        docs[("overview", "")] = overview_doc(ledger, assessed)
-    if "compliance" in kinds:
-        docs[("compliance", "")] = compliance_doc(ledger)
-    if "trends" in kinds:
-        docs[("trends", "")] = _trends(ledger.facts)
+    for kind in ("overview", "compliance", "trends"):
+        if kind in kinds:
+            docs[(kind, "")] = body(ledger, kind, "", now, assessed=assessed)
     if history_rows is not None:
-        docs[("history", "")] = dumps([history_point(r) for r in history_rows])
+        docs[("history", "")] = body(ledger, "history", "", now, history_rows=history_rows)
     return docs
 
 
