@@ -15,6 +15,7 @@ from itertools import chain
 import orjson
 from peewee import fn
 
+from store.clock import stored_date
 from store.models import DailyRollup
 from store.snapshots import DAY_TOTALS
 
@@ -75,7 +76,7 @@ def sum_rollups(org_id: str, pairs: list[tuple[str, date]]) -> dict:
     wanted = set(pairs)
     sums = {}
     for domain, day, *values in query.group_by(DailyRollup.domain, DailyRollup.day).tuples():
-        day = day if isinstance(day, date) else date.fromisoformat(str(day))
+        day = stored_date(day)
         if (domain, day) in wanted:
             sums[(domain, day)] = [int(v or 0) for v in values]
     return sums

@@ -16,6 +16,7 @@ from snapshotter.overview import overview_doc
 from snapshotter.scores import Ledger, compliance_doc
 from snapshotter.trends import merge_days, trend_points
 from store import db, events, snapshots
+from store.clock import stored_date
 from store.encoding import dumps
 from store.models import Organization, ScoreHistory
 
@@ -166,14 +167,14 @@ def _history(org_id: str, ledger: Ledger) -> list[dict]:
     and return the last year's rows oldest first."""
     today = ledger.facts.today
     first = today - timedelta(days=TREND_DAYS - 1)
-    have = {_as_date(d) for (d,) in ScoreHistory.select(ScoreHistory.day)
+    have = {stored_date(d) for (d,) in ScoreHistory.select(ScoreHistory.day)
             .where(ScoreHistory.org == org_id, ScoreHistory.day >= first).tuples()}
     rows = [history_row(ledger, day) for day in backfill_days(ledger, first) if day not in have]
     save_history(org_id, [r for r in rows if r is not None], replace=False)
     save_history(org_id, [r for r in [history_row(ledger, today)] if r is not None], replace=True)
     query = (ScoreHistory.select().where(ScoreHistory.org == org_id, ScoreHistory.day >= first)
              .order_by(ScoreHistory.day))
-    return [{"day": _as_date(h.day), "score": h.score, "grade": h.grade,
+    return [{"day": stored_date(h.day), "score": h.score, "grade": h.grade,
              "compliance_rate": h.compliance_rate, "spf_rate": h.spf_rate,
              "dkim_rate": h.dkim_rate, "total_messages": h.total_messages} for h in query]
 
@@ -253,7 +254,4 @@ def _clear_dirty(org_id: str):
         Organization.update(dirty_since=None).where(Organization.id == org_id).execute()
     return row[0]
 
-
-def _as_date(value) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(str(value))
 

@@ -1,5 +1,5 @@
 """The one clock: naive UTC datetimes with whole seconds, as the contract prints them."""
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 _EPOCH = datetime(1970, 1, 1)
 _SECOND = timedelta(seconds=1)
@@ -26,3 +26,18 @@ def rfc3339(moment: datetime) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc)
     return moment.strftime(RFC3339)
+
+
+def stored_date(value) -> date | None:
+    """A date column's value as a date: SQLite hands back text where peewee does not convert
+    (aggregates, raw rows), Postgres a date; None stays None."""
+    if value is None or isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value))
+
+
+def stored_instant(value) -> datetime | None:
+    """A DATETIME column's value as a datetime (SQLite: text where peewee does not convert)."""
+    if isinstance(value, str):
+        return datetime.fromisoformat(value)
+    return value

@@ -8,7 +8,7 @@ from typing import NamedTuple
 from peewee import JOIN, fn
 
 from store.addresses import canonical_ip
-from store.clock import to_epoch
+from store.clock import stored_date, to_epoch
 from store.compiled import Compiled, raw_rows
 from store.models import DomainDay, Record, Report, Source
 
@@ -304,9 +304,5 @@ def _respelled(org_id: str, rows: list[RecordRow]) -> list[RecordRow]:
 def report_date_range(org_id: str) -> tuple[date | None, date | None]:
     earliest = Report.select(fn.MIN(Report.day_begin)).where(Report.org == org_id).scalar()
     latest = Report.select(fn.MAX(Report.day_end)).where(Report.org == org_id).scalar()
-    return _as_date(earliest), _as_date(latest)
+    return stored_date(earliest), stored_date(latest)
 
-
-def _as_date(value):
-    # SQLite hands aggregates back as text.
-    return date.fromisoformat(value) if isinstance(value, str) else value

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from flask import Blueprint, Response, g, request
 
 from store import report_queries as queries
+from store.clock import stored_instant
 from webapp import params
 from webapp.auth import requires
 from webapp.connections import streamed
@@ -30,7 +31,7 @@ def report_summary(row: queries.SummaryRow) -> dict:
             "compliance_rate": row.compliance_rate, "policy_p": row.policy_p,
             "date_begin": _EPOCH + timedelta(seconds=row.date_begin),
             "date_end": _EPOCH + timedelta(seconds=row.date_end),
-            "received_at": _instant(row.received_at)}
+            "received_at": stored_instant(row.received_at)}
 
 
 def csv_row(row: queries.SummaryRow) -> dict:
@@ -40,11 +41,6 @@ def csv_row(row: queries.SummaryRow) -> dict:
 
 
 _EPOCH = datetime(1970, 1, 1)      # naive UTC, as store.clock.from_epoch, without its cost
-
-
-def _instant(value):
-    # Raw rows: SQLite hands DATETIME back as text, Postgres as a datetime.
-    return datetime.fromisoformat(value) if isinstance(value, str) else value
 
 
 def _day(value) -> str:
