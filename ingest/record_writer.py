@@ -127,10 +127,8 @@ def known_senders(org_id: str, ips) -> dict[str, Sender]:
     wanted = sorted(set(spelled.values()))
     if not wanted:
         return {}
-    cursor = sql.execute(("senders", len(wanted)), lambda: (
-        f"SELECT {sql.name(Source.ip)}, {sql.name(Source.service_kind)}, {sql.name(Source.abuse_status)} "
-        f"FROM {sql.table(Source)} WHERE {sql.name(Source.org)} = ? "
-        f"AND {sql.name(Source.ip)} IN ({', '.join(['?'] * len(wanted))})"), [org_id, *wanted])
-    known = {ip: sender(kind, status) for ip, kind, status in cursor.fetchall()}
+    rows = (Source.select(Source.ip, Source.service_kind, Source.abuse_status)
+            .where((Source.org == org_id) & Source.ip.in_(wanted)).tuples())
+    known = {ip: sender(kind, status) for ip, kind, status in rows}
     return {ip: known[canonical] for ip, canonical in spelled.items() if canonical in known}
 

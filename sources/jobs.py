@@ -23,7 +23,6 @@ from rules import verdicts
 from rules.windows import window_days
 from sources import services
 from sources.enrich import Enrichment, Signals, enrich
-from store import compiled as sql
 from store import db, events, rollups
 from store.addresses import canonical_ip, search_text, spellings
 from store.clock import utcnow
@@ -84,7 +83,7 @@ def refresh(config, now: datetime | None = None, org_id: str | None = None,
                 if problem not in done.problems:
                     done.problems.append(problem)
             with db.atomic():
-                done.reclassified += store(org, [run.results[ip] for ip in chunk], now)
+                done.reclassified += save(org, [run.results[ip] for ip in chunk], now)
             done.sources += len(chunk)
             events.mark_dirty(org, now)
     return done
@@ -164,7 +163,7 @@ def confirmed_includes(spf: dict | None) -> tuple[str, ...]:
     return includes if len(named) == 1 and None not in named else ()
 
 
-def store(org_id: str, results: list[Enrichment], now: datetime) -> int:
+def save(org_id: str, results: list[Enrichment], now: datetime) -> int:
     """Write enrichments and their verdicts to the Source rows; records re-classified."""
     changed, touched = 0, set()
     for start in range(0, len(results), BATCH):
@@ -204,11 +203,7 @@ def _store_one(org_id, row: Source, found: Enrichment, domains, open_keys, now) 
                   search_text=search_text(row.ip, [d.domain for d in domains], fields["ptr"],
                                           fields["service_name"]),
                   enriched_at=now)
-    columns = [getattr(Source, name) for name in values]
-    sql.execute(("source_enriched",), lambda: (
-        f"UPDATE {sql.table(Source)} SET {', '.join(f'{sql.name(c)} = ?' for c in columns)} "
-        f"WHERE {sql.name(Source.id)} = ?"),
-        [c.db_value(v) for c, v in zip(columns, values.values())] + [row.id])
+    Source.update(**values).where(Source.id == row.id).execute()
     _listed_event(org_id, row.ip, domains[0].domain if domains else "", fields, open_keys)
     before = verdicts.sender(row.service_kind, row.abuse_status)
     after = verdicts.sender(fields["service_kind"], fields["abuse_status"])
