@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from peewee import Case, fn
 
 from store import is_postgres, meter
-from store import events, sql, usage_sql as statements
+from store import compiled, events, usage_sql as statements
 from store.clock import from_epoch
 from store.models import Usage
 
@@ -62,7 +62,7 @@ def abuse_wait(hits: list[tuple[int, int]], now: int, abuse: Abuse) -> int:
 
 
 def _run(statement: str, **params):
-    return sql.run(meter, statement, params)
+    return compiled.run_named(meter, statement, params)
 
 
 def _writing(database):
