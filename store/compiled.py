@@ -85,6 +85,11 @@ def execute(key, build, params=()):
     return db.execute_sql(statement(key, build), params)
 
 
+def columns(model) -> list:
+    """The model's fields in the order `SELECT *` gives them (model.select() with no fields)."""
+    return model._meta.sorted_fields
+
+
 def row(model, fields, values):
     """A model instance from a row selected in `fields` order (not dirty: nothing to save)."""
     instance = model(**{f.name: f.python_value(value) for f, value in zip(fields, values)})
