@@ -98,7 +98,7 @@ def _record_rule(record, alignment: dict, source: Sender) -> tuple[str, list[str
     dkim = _results(record.auth_dkim, alignment.get("dkim"))
     spf = [(result, aligned) for (result, aligned), entry
            in zip(_results(record.auth_spf, alignment.get("spf")), record.auth_spf or ())
-           if _lower(entry.get("Scope") if isinstance(entry, dict) else "") in ("", "mfrom")]
+           if _scope(entry) in ("", "mfrom")]
     reasons = sorted({_lower(r.get("Type")) for r in record.reasons or () if isinstance(r, dict)}
                      & FORWARDING_REASONS)
     forwarded = [f"reason_{reason}" for reason in reasons]
@@ -117,9 +117,12 @@ def _record_rule(record, alignment: dict, source: Sender) -> tuple[str, list[str
         return SUSPICIOUS, ["no_aligned_dkim_signature", "no_aligned_spf_pass",
                             "not_a_known_sending_service"]
     because = ["dmarc_failed"]
-    because += ["aligned_dkim_signature_not_verified"] if signature else []
-    because += ["aligned_spf_pass_not_counted"] if spf_pass else []
-    because += ["known_sending_service"] if source.kind == "service" else []
+    if signature:
+        because.append("aligned_dkim_signature_not_verified")
+    if spf_pass:
+        because.append("aligned_spf_pass_not_counted")
+    if source.kind == "service":
+        because.append("known_sending_service")
     return NEEDS_REVIEW, because
 
 
@@ -226,9 +229,18 @@ def _verdict(classification: str, because: tuple[str, ...], sentence: str) -> So
 def _results(results, flags) -> list[tuple[str, bool]]:
     """(result, aligned) pairs; a missing alignment flag counts as not aligned."""
     flags = list(flags or ())
-    return [(_lower(entry.get("Result")) if isinstance(entry, dict) else "",
-             bool(flags[i]) if i < len(flags) else False)
-            for i, entry in enumerate(results or ())]
+    pairs = []
+    for i, entry in enumerate(results or ()):
+        result = _lower(entry.get("Result")) if isinstance(entry, dict) else ""
+        pairs.append((result, i < len(flags) and bool(flags[i])))
+    return pairs
+
+
+def _scope(entry) -> str:
+    """An SPF result's scope (helo or mfrom), "" when the reporter gave none."""
+    if not isinstance(entry, dict):
+        return ""
+    return _lower(entry.get("Scope"))
 
 
 def _lower(value) -> str:

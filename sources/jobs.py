@@ -207,7 +207,9 @@ def _store_one(org_id, row: Source, found: Enrichment, domains, open_keys, now) 
     _listed_event(org_id, row.ip, domains[0].domain if domains else "", fields, open_keys)
     before = verdicts.sender(row.service_kind, row.abuse_status)
     after = verdicts.sender(fields["service_kind"], fields["abuse_status"])
-    return reclassify(org_id, row, after) if _decides(after) != _decides(before) else 0
+    if _decides(after) == _decides(before):
+        return 0
+    return reclassify(org_id, row, after)
 
 
 def _decides(sender) -> tuple:
@@ -257,7 +259,8 @@ def unauthorized_events(org_id: str, domains: set[str], now: datetime) -> None:
     for domain in names:
         key, senders = UNAUTHORIZED + domain, found.get(domain)
         if not senders:
-            gone += [key] if key in opened else []
+            if key in opened:
+                gone.append(key)
             continue
         detail = unauthorized_detail(domain, senders)
         if key not in opened:
@@ -276,11 +279,13 @@ def unauthorized_detail(domain: str, senders: list[tuple[str, int]]) -> str:
     busiest first)."""
     named = ", ".join(f"{ip} ({messages} message{'s' * (messages != 1)})"
                       for ip, messages in senders[:NAMED_IPS])
+    count, verb = f"{len(senders)} sources", "are"
+    if len(senders) == 1:
+        count, verb = "1 source", "is"
     more = len(senders) - NAMED_IPS
-    count = "1 source" if len(senders) == 1 else f"{len(senders)} sources"
-    verb = "is" if len(senders) == 1 else "are"
-    return (f"{count} sending as {domain} {verb} not authorized: {named}"
-            f"{f' and {more} more' if more > 0 else ''}.")
+    if more > 0:
+        named += f" and {more} more"
+    return f"{count} sending as {domain} {verb} not authorized: {named}."
 
 
 def _per_ip(key: str) -> bool:
