@@ -31,7 +31,7 @@ class Enrichment:
     identity: Identity
     service: services.ServiceMatch | None
     geo: geo.Geo
-    outcomes: tuple[dnsbl.Outcome, ...]
+    outcomes: tuple[dnsbl.ZoneAnswer, ...]
     reputation: reputation.Reputation
     error: str = ""
 

@@ -37,7 +37,7 @@ NAMED_IPS = 3           # the busiest unauthorized sources an event's detail nam
 
 
 @dataclass
-class Refreshed:
+class Enriched:
     """One refresh: sources written, records whose classification changed, zones dropped."""
     sources: int = 0
     reclassified: int = 0
@@ -64,16 +64,16 @@ def due(now: datetime, org_id: str | None = None, ips: list[str] | None = None,
 
 
 def refresh(config, now: datetime | None = None, org_id: str | None = None,
-            ips: list[str] | None = None, limit: int | None = None) -> Refreshed:
+            ips: list[str] | None = None, limit: int | None = None) -> Enriched:
     """Enrich the due sources (or the named IPs) and store what was learned."""
     now = now or utcnow()
     if config.offline:
-        return Refreshed(skipped="RUA_OFFLINE is set: nothing looked up")
+        return Enriched(skipped="RUA_OFFLINE is set: nothing looked up")
     targets = due(now, org_id, ips, limit)
     by_org: dict[str, list[str]] = {}
     for org, ip in targets:
         by_org.setdefault(org, []).append(ip)
-    done = Refreshed()
+    done = Enriched()
     lookup = Lookup(config)           # one resolver for the whole refresh: a name asked once
     for org, org_ips in by_org.items():
         for start in range(0, len(org_ips), BATCH * 10):
@@ -89,7 +89,7 @@ def refresh(config, now: datetime | None = None, org_id: str | None = None,
     return done
 
 
-def scheduled(now: datetime, config) -> Refreshed | None:
+def scheduled(now: datetime, config) -> Enriched | None:
     """Every few minutes: enrich new sources and re-check day-old ones. Offline it does
     nothing (None): everything stays unknown."""
     if config.offline:
