@@ -26,7 +26,7 @@ NEVER = datetime.min
 
 
 @dataclass
-class Run:
+class Checked:
     """One run's results, and the domains the budget left for the next run."""
     checks: list[DomainCheck] = field(default_factory=list)
     stored: int = 0                       # Domain rows written
@@ -35,21 +35,21 @@ class Run:
 
 
 @dataclass(frozen=True)
-class Target:
+class CheckTarget:
     """A name to check with the selectors to try, and the Domain rows (ids) it is stored into."""
     name: str
     selectors: tuple[str, ...]
     row_ids: tuple[str, ...] = ()
 
 
-def targets(rows, configured_selectors: str) -> list[Target]:
+def targets(rows, configured_selectors: str) -> list[CheckTarget]:
     """One target per (name, selectors): rows of several organizations share a check unless
     their reports named different DKIM selectors (one tenant's selectors stay its own)."""
     grouped: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for row_id, name, reported in rows:
         selectors = tuple(selectors_for(reported, configured_selectors))
         grouped.setdefault((name, selectors), []).append(row_id)
-    return [Target(name, selectors, tuple(ids)) for (name, selectors), ids in grouped.items()]
+    return [CheckTarget(name, selectors, tuple(ids)) for (name, selectors), ids in grouped.items()]
 
 
 def due_rows(org_id: str | None = None, names: list[str] | None = None):
@@ -72,11 +72,11 @@ def _was_unknown(dns: dict | None) -> bool:
     return isinstance(entry, dict) and entry.get("status") == "unknown"
 
 
-def run(config, items: list[Target], *, now: datetime | None = None,
-        budget: float | None = None, store: bool = True) -> Run:
+def run(config, items: list[CheckTarget], *, now: datetime | None = None,
+        budget: float | None = None, store: bool = True) -> Checked:
     """Check `items` in order, DOMAIN_BOUND at a time; past `budget` seconds none more is
     started (those wait for the next run). With `store`, each result is kept as it comes."""
-    lookup, result, started = Lookup(config), Run(), time.monotonic()
+    lookup, result, started = Lookup(config), Checked(), time.monotonic()
     pending = deque(items)
     # Kinds run on a pool of their own, whose threads every domain reuses (a domain's kinds
     # never submit to it, so it cannot fill up with tasks waiting on each other).
@@ -99,13 +99,13 @@ def run(config, items: list[Target], *, now: datetime | None = None,
     return result
 
 
-def _check(lookup, config, item: Target, now, kinds):
+def _check(lookup, config, item: CheckTarget, now, kinds):
     return check_domain(lookup, item.name, selectors=list(item.selectors),
                         report_address=config.report_address,
                         mta_sts_port=config.mta_sts_port, now=now or utcnow(), pool=kinds)
 
 
-def _collect(future, item: Target, result: Run, config, store: bool) -> None:
+def _collect(future, item: CheckTarget, result: Checked, config, store: bool) -> None:
     try:
         check = future.result()
     except Exception:           # one domain's failure must not stop the others' checks
@@ -157,16 +157,16 @@ def _apply(row: Domain, check: DomainCheck, previous: conditions.Previous) -> bo
 
 
 def check_stored(config, *, org_id: str | None = None, names: list[str] | None = None,
-                 now: datetime | None = None, budget: float | None = None) -> Run:
+                 now: datetime | None = None, budget: float | None = None) -> Checked:
     """Check and store the monitored domains (of one organization, or only `names`); the
     caller holds the database connection."""
     rows = due_rows(org_id, names)
     return run(config, targets(rows, config.dkim_selectors), now=now, budget=budget)
 
 
-def check_unstored(config, names: list[str], *, now: datetime | None = None) -> Run:
+def check_unstored(config, names: list[str], *, now: datetime | None = None) -> Checked:
     """Check names no organization monitors: printed by the caller, never stored."""
-    items = [Target(n, tuple(selectors_for([], config.dkim_selectors))) for n in names]
+    items = [CheckTarget(n, tuple(selectors_for([], config.dkim_selectors))) for n in names]
     return run(config, items, now=now, store=False)
 
 
@@ -175,7 +175,7 @@ def check_unstored(config, names: list[str], *, now: datetime | None = None) -> 
 BUDGET_SECONDS = 45 * 60
 
 
-def scheduled(now: datetime, config) -> Run | None:
+def scheduled(now: datetime, config) -> Checked | None:
     """The hourly job: check the monitored domains within the budget. Offline (RUA_OFFLINE=1)
     it does nothing (None): a check that can look nothing up learns nothing."""
     if config.offline:
