@@ -47,7 +47,9 @@ run: init
 	echo; \
 	exec $(BIN)/gunicorn -c deploy/gunicorn.conf.py --bind 127.0.0.1:8000
 
+# The import contracts first (.importlinter, docs/architecture.md): a broken one fails the target.
 test: install
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 clean:

@@ -126,9 +126,12 @@ class Gunicorn:
             env["PYTHONPATH"] = str(self.root)
         self.log = tempfile.TemporaryFile()
         # The access log (stdout) is kept on, as deployed; it goes nowhere here.
+        # bench/ holds this checkout's app variants; another checkout's bench scripts (ingest.py,
+        # sources.py, dns.py) would shadow the packages of the same name, so it is left out.
+        bench = ["--pythonpath", "bench"] if self.root == ROOT else []
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", str(CONF), "--pythonpath", "bench",
-             self.app_spec], cwd=self.root, env=env,
+            [sys.executable, "-m", "gunicorn", "-c", str(CONF), *bench, self.app_spec],
+            cwd=self.root, env=env,
             stdout=subprocess.DEVNULL, stderr=self.log)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -76,8 +76,7 @@ def queue(org_id: str, count: int) -> float:
     """Raise `count` deliverable events (each queued for the channel); seconds taken."""
     started, run = time.perf_counter(), new_ulid()
     for n in range(count):
-        events.raise_event(org_id, "new_sender", f"new_sender:{run}:{n}", severity="info",
-                           title=f"New sender 192.0.2.{n % 250}", domain="example.com",
+        events.raise_event(org_id, "new_sender", f"new_sender:{run}:{n}", title=f"New sender 192.0.2.{n % 250}", domain="example.com",
                            link=f"/sources/192.0.2.{n % 250}")
     return time.perf_counter() - started
 

@@ -48,3 +48,11 @@ def _one_line_usage_errors():
 def echo_err(message: str):
     click.echo(message, err=True)
     sys.stderr.flush()
+
+
+def moment_or_never(value) -> str:
+    """A stored instant as the contract writes it, or "never"."""
+    if value is None:
+        return "never"
+    from store.clock import rfc3339
+    return rfc3339(value)

@@ -8,7 +8,7 @@ from cli.domains import normal_name
 from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store
-from store.clock import utcnow
+from store.clock import rfc3339, utcnow
 from store.encoding import dumps
 
 STATE_NAMES = (("dmarc_state", "DMARC"), ("tlsrpt_state", "TLS-RPT"),
@@ -78,7 +78,7 @@ def _once(results):
 
 
 def _text(result) -> str:
-    checked = result.checked_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    checked = rfc3339(result.checked_at)
     lines = [f"{result.domain}  (checked {checked})"]
     for kind, entry in result.dns.items():
         where = f" [from {entry['inherited_from']}]" if entry.get("inherited_from") else ""

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import click
 
-from cli.common import fail
+from cli.common import fail, moment_or_never
 from cli.lookup import resolve_org
 from cli.session import open_store
 from store.domain_names import InvalidDomain, normalize
-from store.clock import utcnow
 
 
 @click.group()
@@ -55,7 +54,7 @@ def domain_list(config, org_ref):
         rows = list(target.domains.order_by(Domain.name))
     table = [("DOMAIN", "SOURCE", "DMARC", "TLS-RPT", "FORENSIC", "DNS CHECKED")] + [
         (row.name, row.source, row.dmarc_state, row.tlsrpt_state, row.forensic_state,
-         f"{row.dns_checked_at:%Y-%m-%dT%H:%M:%SZ}" if row.dns_checked_at else "never")
+         moment_or_never(row.dns_checked_at))
         for row in rows]
     widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
     for line, row in zip(table, [None] + rows):
@@ -96,9 +95,8 @@ def domain_remove(config, org_ref, name):
 
 def _mark_dirty(org):
     """The organization's overview and cards list its domains: the snapshotter must recompute."""
-    from store.models import Organization
-    (Organization.update(dirty_since=utcnow())
-     .where(Organization.id == org.id, Organization.dirty_since.is_null()).execute())
+    from store import events
+    events.mark_dirty(org.id)
 
 
 def normal_name(name: str) -> str:

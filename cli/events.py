@@ -1,15 +1,20 @@
 """`rua event list|ack`: an organization's attention feed, and marking an event handled."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from cli.common import fail
 from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store
-from store.alert_types import LABELS
+from store.clock import rfc3339
 from store.encoding import dumps
 from store.ids import normalize_ulid
+
+if TYPE_CHECKING:
+    from store import event_queries
 
 PAGE = 500
 
@@ -19,21 +24,18 @@ def event():
     """Events raised for an organization (the /events feed); acknowledging happens here."""
 
 
-def _state(acknowledged, cleared_at) -> str:
-    return "acknowledged" if acknowledged else ("cleared" if cleared_at else "open")
+def _state(row: event_queries.EventRow) -> str:
+    if row.acknowledged:
+        return "acknowledged"
+    if row.cleared_at:
+        return "cleared"
+    return "open"
 
 
-def _stamp(moment) -> str:
-    return f"{moment:%Y-%m-%dT%H:%M:%SZ}" if moment else ""
-
-
-def _object(row) -> dict:
-    (id_, type_, severity, title, detail, domain, link, acknowledged, cleared_at,
-     created_at) = row
-    return {"id": id_, "type": type_, "type_label": LABELS.get(type_, type_),
-            "severity": severity, "title": title, "detail": detail, "domain": domain,
-            "link": link, "state": _state(acknowledged, cleared_at),
-            "created_at": _stamp(created_at), "cleared_at": _stamp(cleared_at) or None}
+def _object(row: event_queries.EventRow) -> dict:
+    """The event as /events shows it, with its state and when its condition cleared."""
+    from store import event_queries
+    return {**event_queries.shape(row), "state": _state(row), "cleared_at": row.cleared_at}
 
 
 @event.command("list")
@@ -64,7 +66,7 @@ def event_list(config, org_ref, only_open, shape):
         return
     for item in found:
         where = f" {item['domain']}" if item["domain"] else ""
-        click.echo(f"{item['id']}  {item['created_at']}  {item['severity']:<8}  "
+        click.echo(f"{item['id']}  {rfc3339(item['created_at'])}  {item['severity']:<8}  "
                    f"{item['state']:<12}  {item['type']}{where}: {item['title']}")
 
 

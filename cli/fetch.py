@@ -11,9 +11,9 @@ from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store
 from intake.mailbox_url import IntakeError
-from snapshotter import locks
+from store import locks
 
-# The scheduler's fetch job takes the same lock (snapshotter/scheduler.py: job.<name>).
+# The scheduler's fetch job takes the same lock (jobs/scheduler.py: job.<name>).
 LOCK = "job.fetch"
 org_option = click.option(
     "--org", "org_ref", metavar="ORG",

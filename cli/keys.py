@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cli.common import echo_err, fail
+from cli.common import echo_err, fail, moment_or_never
 from cli.lookup import resolve_key, resolve_member, resolve_org
 from cli.options import Day, OneOf
 from cli.session import open_store
@@ -81,7 +81,7 @@ def key_list(config, org_ref):
         name = row.name or "-"
         last = usage.last_use(row.last_used_at, counted.get(row.id, (0, 0, 0))[2])
         click.echo(f"{row.id}  {name:<{max(width, 1)}}  {row.prefix}  {row.scope:<4}  "
-                   f"last used {_moment(last)}  {_state(row, now)}")
+                   f"last used {moment_or_never(last)}  {_state(row, now)}")
 
 
 @key.command("revoke")
@@ -99,7 +99,7 @@ def key_revoke(config, key_id):
                 click.echo(f"revoked key {row.id} ({row.prefix})")
             else:
                 click.echo(f"key {row.id} ({row.prefix}) was already revoked at "
-                           f"{_moment(row.revoked_at)}")
+                           f"{moment_or_never(row.revoked_at)}")
 
 
 def _expiry(day: datetime.date | None) -> datetime.datetime | None:
@@ -113,11 +113,7 @@ def _expiry(day: datetime.date | None) -> datetime.datetime | None:
 
 def _state(row: ApiKey, now: datetime.datetime) -> str:
     if row.revoked_at is not None:
-        return f"revoked {_moment(row.revoked_at)}"
+        return f"revoked {moment_or_never(row.revoked_at)}"
     if row.expires_at is not None:
-        return f"{'expired' if row.expires_at <= now else 'expires'} {_moment(row.expires_at)}"
+        return f"{'expired' if row.expires_at <= now else 'expires'} {moment_or_never(row.expires_at)}"
     return "active"
-
-
-def _moment(value: datetime.datetime | None) -> str:
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else "never"

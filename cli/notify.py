@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cli.common import echo_err, fail
+from cli.common import echo_err, fail, moment_or_never
 from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store
@@ -166,7 +166,7 @@ def _check_smtp(config) -> None:
 def _show(state: channels.ChannelState, given_up: list) -> None:
     channel = state.channel
     types = ",".join(channel.types) if channel.types else "all deliverable"
-    last = _moment(state.last_delivered_at)
+    last = moment_or_never(state.last_delivered_at)
     click.echo(f"{channel.id}  {state.org_name}  {channel.kind}  {_target(channel)}  [{types}]  "
                f"pending {state.pending}, delivered {state.delivered} (last {last}), "
                f"failed {state.failed}")
@@ -174,7 +174,7 @@ def _show(state: channels.ChannelState, given_up: list) -> None:
         click.echo(f"    last error: {state.last_error}")
     for row in given_up:
         click.echo(f"    gave up {row.webhook_id} after {row.attempts} attempts at "
-                   f"{_moment(row.failed_at)}: {row.last_error}")
+                   f"{moment_or_never(row.failed_at)}: {row.last_error}")
     if len(given_up) < state.failed:
         click.echo(f"    … and {state.failed - len(given_up)} more given up")
 
@@ -182,7 +182,3 @@ def _show(state: channels.ChannelState, given_up: list) -> None:
 def _target(channel) -> str:
     """A webhook URL with its query values masked (they are often tokens); an address whole."""
     return masked(channel.target, query=True)
-
-
-def _moment(value) -> str:
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else "never"

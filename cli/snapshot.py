@@ -68,7 +68,8 @@ def scheduler(config, once):
     minutes, alert delivery every minute, the hour's quota events, the daily history at
     00:05 UTC, records past RUA_RETENTION_DAYS deleted at 00:20 UTC, and mail fetching when
     a mailbox is set. --once JOB runs one of them."""
-    from snapshotter.scheduler import job_table, run, run_exclusive
+    from jobs.scheduler import run, run_exclusive
+    from jobs.table import job_table
     import logs
     logs.configure(config)
     if once is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from demo.report_xml import Policy, Row
-from ingest.alignment import aligned
+from rules.alignment import aligned
 
 ALIGNED, FORWARDED, UNALIGNED, SPOOFED = "aligned", "forwarded", "unaligned", "spoofed"
 

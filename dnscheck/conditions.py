@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dnscheck.check import KINDS, DomainCheck
-from store.alert_types import Condition
+from store.alert_types import Condition, Outcome
 
 LABELS = {"dmarc": "DMARC", "spf": "SPF", "dkim": "DKIM", "mta_sts": "MTA-STS",
           "tls_rpt": "TLS-RPT", "bimi": "BIMI", "dane": "DANE (TLSA)"}
@@ -43,28 +43,22 @@ class Previous:
         return cls(verified, policy(dns) or kept)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    raised: list[Condition]
-    cleared: list[str]          # dedupe keys this check found no longer true
-    replaced: list[str]         # keys closed so the same key can be raised anew (a newer change)
-
-
 def key(type_: str, domain: str, part: str = "") -> str:
     return f"{type_}:{domain}:{part}" if part else f"{type_}:{domain}"
 
 
 def evaluate(previous: Previous, check: DomainCheck, report_address: str) -> Outcome:
-    raised, cleared, replaced = [], [], []
+    raised, cleared = [], []
     for rule in (_records, _spf_limit, _weak_dkim, _verification):
         up, down = rule(previous, check, report_address)
         raised += up
         cleared += down
     change = _policy_change(previous, check)
     if change is not None:
+        # A newer change: the open event of the key closes so the key is raised anew.
         raised.append(change)
-        replaced.append(change.key)
-    return Outcome(raised, cleared, replaced)
+        cleared.append(change.key)
+    return Outcome(raised, cleared)
 
 
 def _records(previous, check, _address):
@@ -80,14 +74,14 @@ def _records(previous, check, _address):
             continue
         link = (entry.get("hosted_cta") or {}).get("url")
         if _found(kind, entry):
-            raised.append(Condition("dns_record_invalid", invalid, "critical",
+            raised.append(Condition("dns_record_invalid", invalid,
                                     f"The {LABELS[kind]} record of {d} is invalid",
-                                    entry["details"], link))
+                                    entry["details"], link, d))
             cleared.append(missing)
         else:
-            raised.append(Condition("dns_record_missing", missing, "critical",
+            raised.append(Condition("dns_record_missing", missing,
                                     f"The {LABELS[kind]} record of {d} is missing",
-                                    entry["details"], link))
+                                    entry["details"], link, d))
             cleared.append(invalid)
     return raised, cleared
 
@@ -108,9 +102,10 @@ def _spf_limit(_previous, check, _address):
         return [], []
     if lookups <= SPF_LIMIT:
         return [], [k]
-    return [Condition("spf_lookup_limit", k, "warning",
+    return [Condition("spf_lookup_limit", k,
                       f"SPF of {check.domain} needs {lookups} DNS lookups, over the limit of 10",
-                      entry["details"], (entry.get("hosted_cta") or {}).get("url"))], []
+                      entry["details"], (entry.get("hosted_cta") or {}).get("url"),
+                      check.domain)], []
 
 
 def _weak_dkim(_previous, check, _address):
@@ -125,8 +120,8 @@ def _weak_dkim(_previous, check, _address):
         return [], [k]
     detail = (f"RSA keys under {STRONG_RSA_BITS} bits can be factored by a determined attacker: "
               f"publish a {STRONG_RSA_BITS}-bit key and rotate to it. Weak: {', '.join(weak)}.")
-    return [Condition("weak_dkim_key", k, "warning", f"Weak DKIM key for {check.domain}",
-                      detail)], []
+    return [Condition("weak_dkim_key", k, f"Weak DKIM key for {check.domain}", detail,
+                      domain=check.domain)], []
 
 
 def _verification(previous, check, address):
@@ -138,19 +133,19 @@ def _verification(previous, check, address):
     to = f" to {address}" if address else ""
     detail = (f"The DMARC record of {check.domain} no longer sends aggregate reports{to} "
               f"(now {state.replace('_', ' ')}). {check.dns['dmarc']['details']}")
-    return [Condition("verification_lost", k, "warning",
+    return [Condition("verification_lost", k,
                       f"{check.domain} is no longer verified", detail,
-                      f"/domains/{check.domain}/dns?record=dmarc")], []
+                      f"/domains/{check.domain}/dns?record=dmarc", check.domain)], []
 
 
 def _policy_change(previous: Previous, check: DomainCheck) -> Condition | None:
     before, after = previous.policy, policy(check.dns)
     if before is None or after is None or before == after:
         return None
-    return Condition("policy_changed", key("policy_changed", check.domain), "info",
+    return Condition("policy_changed", key("policy_changed", check.domain),
                      f"DMARC policy of {check.domain} changed from p={before} to p={after}",
                      f"The DMARC record published for {check.domain} now says p={after} "
-                     f"(it said p={before} when last seen).")
+                     f"(it said p={before} when last seen).", domain=check.domain)
 
 
 def policy(dns: dict | None) -> str | None:

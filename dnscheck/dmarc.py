@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from dnscheck import tagged
+from dnscheck import mailto, tagged
 from dnscheck.resolver import Lookup
 from dnscheck.verdict import ERROR, OK, UNKNOWN, WARNING, Verdict, hosted_cta
 from store.domain_names import organizational_domain
@@ -91,7 +91,7 @@ def external_hosts(found_at: str, uris: list[str]) -> list[str]:
     own = organizational_domain(found_at)
     hosts = []
     for uri in uris:
-        host = _mail_host(uri)
+        host = mailto.host(uri)
         if host and organizational_domain(host) != own and host not in hosts:
             hosts.append(host)
     return hosts
@@ -247,13 +247,6 @@ def _valid_uri(uri: str) -> bool:
     if not _SCHEME.match(uri):
         return False
     if uri.lower().startswith("mailto:"):
-        return _mail_host(uri) is not None
+        return mailto.host(uri) is not None
     return True
 
-
-def _mail_host(uri: str) -> str | None:
-    if not uri.lower().startswith("mailto:"):
-        return None
-    local, at, host = uri[len("mailto:"):].rpartition("@")
-    host = host.strip().lower().rstrip(".")
-    return host if at and local and "." in host and " " not in host else None

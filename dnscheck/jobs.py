@@ -26,7 +26,7 @@ NEVER = datetime.min
 
 
 @dataclass
-class Run:
+class Checked:
     """One run's results, and the domains the budget left for the next run."""
     checks: list[DomainCheck] = field(default_factory=list)
     stored: int = 0                       # Domain rows written
@@ -35,21 +35,21 @@ class Run:
 
 
 @dataclass(frozen=True)
-class Target:
+class CheckTarget:
     """A name to check with the selectors to try, and the Domain rows (ids) it is stored into."""
     name: str
     selectors: tuple[str, ...]
     row_ids: tuple[str, ...] = ()
 
 
-def targets(rows, configured_selectors: str) -> list[Target]:
+def targets(rows, configured_selectors: str) -> list[CheckTarget]:
     """One target per (name, selectors): rows of several organizations share a check unless
     their reports named different DKIM selectors (one tenant's selectors stay its own)."""
     grouped: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for row_id, name, reported in rows:
         selectors = tuple(selectors_for(reported, configured_selectors))
         grouped.setdefault((name, selectors), []).append(row_id)
-    return [Target(name, selectors, tuple(ids)) for (name, selectors), ids in grouped.items()]
+    return [CheckTarget(name, selectors, tuple(ids)) for (name, selectors), ids in grouped.items()]
 
 
 def due_rows(org_id: str | None = None, names: list[str] | None = None):
@@ -72,11 +72,11 @@ def _was_unknown(dns: dict | None) -> bool:
     return isinstance(entry, dict) and entry.get("status") == "unknown"
 
 
-def run(config, items: list[Target], *, now: datetime | None = None,
-        budget: float | None = None, store: bool = True) -> Run:
+def run(config, items: list[CheckTarget], *, now: datetime | None = None,
+        budget: float | None = None, store: bool = True) -> Checked:
     """Check `items` in order, DOMAIN_BOUND at a time; past `budget` seconds none more is
     started (those wait for the next run). With `store`, each result is kept as it comes."""
-    lookup, result, started = Lookup(config), Run(), time.monotonic()
+    lookup, result, started = Lookup(config), Checked(), time.monotonic()
     pending = deque(items)
     # Kinds run on a pool of their own, whose threads every domain reuses (a domain's kinds
     # never submit to it, so it cannot fill up with tasks waiting on each other).
@@ -99,7 +99,7 @@ def run(config, items: list[Target], *, now: datetime | None = None,
     return result
 
 
-def _check(lookup, config, item: Target, now, kinds):
+def _check(lookup, config, item: CheckTarget, now, kinds):
     return check_domain(lookup, item.name, selectors=list(item.selectors),
                         report_address=config.report_address,
                         mta_sts_port=config.mta_sts_port,
@@ -107,7 +107,7 @@ def _check(lookup, config, item: Target, now, kinds):
                         now=now or utcnow(), pool=kinds)
 
 
-def _collect(future, item: Target, result: Run, config, store: bool) -> None:
+def _collect(future, item: CheckTarget, result: Checked, config, store: bool) -> None:
     try:
         check = future.result()
     except Exception:           # one domain's failure must not stop the others' checks
@@ -131,11 +131,7 @@ def keep(row_id: str, check: DomainCheck, report_address: str) -> int:
         row.save()
     outcome = conditions.evaluate(previous, check, report_address)
     org_id = row.org_id
-    events.clear(org_id, outcome.cleared + outcome.replaced, check.checked_at)
-    for c in outcome.raised:
-        events.raise_event(org_id, c.type, c.key, severity=c.severity, title=c.title,
-                           detail=c.detail, domain=check.domain, link=c.link,
-                           now=check.checked_at)
+    events.apply(org_id, outcome, check.checked_at)
     if changed:
         events.mark_dirty(org_id, check.checked_at)
     return 1
@@ -163,14 +159,31 @@ def _apply(row: Domain, check: DomainCheck, previous: conditions.Previous) -> bo
 
 
 def check_stored(config, *, org_id: str | None = None, names: list[str] | None = None,
-                 now: datetime | None = None, budget: float | None = None) -> Run:
+                 now: datetime | None = None, budget: float | None = None) -> Checked:
     """Check and store the monitored domains (of one organization, or only `names`); the
     caller holds the database connection."""
     rows = due_rows(org_id, names)
     return run(config, targets(rows, config.dkim_selectors), now=now, budget=budget)
 
 
-def check_unstored(config, names: list[str], *, now: datetime | None = None) -> Run:
+def check_unstored(config, names: list[str], *, now: datetime | None = None) -> Checked:
     """Check names no organization monitors: printed by the caller, never stored."""
-    items = [Target(n, tuple(selectors_for([], config.dkim_selectors))) for n in names]
+    items = [CheckTarget(n, tuple(selectors_for([], config.dkim_selectors))) for n in names]
     return run(config, items, now=now, store=False)
+
+
+# The hourly job stops starting new checks after this long, so it ends before the next run is
+# due; the domains it did not reach are first in line (oldest check first) next time.
+BUDGET_SECONDS = 45 * 60
+
+
+def scheduled(now: datetime, config) -> Checked | None:
+    """The hourly job: check the monitored domains within the budget. Offline (RUA_OFFLINE=1)
+    it does nothing (None): a check that can look nothing up learns nothing."""
+    if config.offline:
+        log.info("DNS check skipped: RUA_OFFLINE is set")
+        return None
+    result = check_stored(config, now=now, budget=BUDGET_SECONDS)
+    log.info("DNS checked %d domain(s), %d failed, %d left for the next run",
+             len(result.checks), len(result.failed), len(result.left))
+    return result

@@ -1,9 +1,9 @@
 """TLS-RPT (RFC 8460): the `_smtp._tls` TXT record and where it asks TLS reports to go."""
 from __future__ import annotations
 
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
-from dnscheck import tagged
+from dnscheck import mailto, tagged
 from dnscheck.resolver import Answer
 from dnscheck.verdict import ERROR, OK, Verdict, hosted_cta
 
@@ -28,8 +28,7 @@ def _uri_problem(uri: str) -> str:
     parts = urlsplit(uri)
     scheme = parts.scheme.lower()
     if scheme == "mailto":
-        local, at, host = unquote(parts.path).rpartition("@")
-        if not (local and at and "." in host) or parts.netloc:
+        if mailto.host(uri) is None:
             return f"{uri} is not a mailto: address"
         return ""
     if scheme == "https":

@@ -1,8 +1,8 @@
 """A report's records, written as they stream: aligned, classified and inserted 500 at a time."""
 from __future__ import annotations
 
-from ingest.alignment import failure_summary, record_alignment
-from ingest.classify import AUTHENTICATED, REPUTATIONS, UNKNOWN_SENDER, Sender, classify
+from rules.alignment import failure_summary, record_alignment
+from rules.verdicts import AUTHENTICATED, UNKNOWN_SENDER, Sender, classify_record, sender
 from ingest.model import ReportError
 from ingest.rollups import Tally
 from store.addresses import canonical_ip
@@ -62,7 +62,7 @@ class RecordWriter:
             alignment, alignment_json = self._alignment(record, adkim, aspf)
             # A pass verdict is classify's first rule; the parser hands verdicts in lower case.
             verdict = (AUTHENTICATED if record.dkim == "pass" or record.spf == "pass" else
-                       classify(record, alignment, senders.get(record.source_ip, UNKNOWN_SENDER)))
+                       classify_record(record, alignment, senders.get(record.source_ip, UNKNOWN_SENDER)))
             text = (record.source_ip, record.disposition, record.dkim, record.spf,
                     record.envelope_to, record.envelope_from, record.header_from)
             source_ip, disposition, dkim, spf, envelope_to, envelope_from, header_from = text
@@ -127,16 +127,8 @@ def known_senders(org_id: str, ips) -> dict[str, Sender]:
     wanted = sorted(set(spelled.values()))
     if not wanted:
         return {}
-    cursor = sql.execute(("senders", len(wanted)), lambda: (
-        f"SELECT {sql.name(Source.ip)}, {sql.name(Source.service_slug)}, "
-        f"{sql.name(Source.service_kind)}, {sql.name(Source.abuse_status)} "
-        f"FROM {sql.table(Source)} WHERE {sql.name(Source.org)} = ? "
-        f"AND {sql.name(Source.ip)} IN ({', '.join(['?'] * len(wanted))})"), [org_id, *wanted])
-    known = {ip: sender_of(slug, kind, status) for ip, slug, kind, status in cursor.fetchall()}
+    rows = (Source.select(Source.ip, Source.service_kind, Source.abuse_status)
+            .where((Source.org == org_id) & Source.ip.in_(wanted)).tuples())
+    known = {ip: sender(kind, status) for ip, kind, status in rows}
     return {ip: known[canonical] for ip, canonical in spelled.items() if canonical in known}
 
-
-def sender_of(slug: str | None, service_kind: str | None, abuse_status: str | None) -> Sender:
-    """The classifier's Sender from a Source row's service (slug, kind) and abuse status."""
-    kind = "unknown" if not slug else "forwarder" if service_kind == "forwarder" else "service"
-    return Sender(kind, abuse_status if abuse_status in REPUTATIONS else "unknown")

@@ -6,7 +6,7 @@ day is the UTC day holding the midpoint of the report window. The upserts add to
 """
 from __future__ import annotations
 
-from ingest.classify import LIKELY_FORWARDED
+from rules.verdicts import LIKELY_FORWARDED
 from store.addresses import canonical_ip
 from store import compiled as sql
 from store.models import DailyRollup, DomainDay

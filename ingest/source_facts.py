@@ -127,7 +127,7 @@ def _announce(org_id: str, domain: str, day: date, new_ips: list[str]) -> None:
         {"dedupe_key": f"new_sender:{domain}:{ip}", "title": f"New sender {ip} for {domain}",
          "detail": f"{ip} sent mail as {domain} for the first time in a report covering "
                    f"{day.isoformat()}.", "domain": domain, "link": f"/sources/{ip}"}
-        for ip in new_ips[:NEW_SENDER_EVENTS]], severity="info", mark=False)
+        for ip in new_ips[:NEW_SENDER_EVENTS]], mark=False)
 
 
 _FIRST_DAY = sql.Compiled(lambda org, domain: DomainDay

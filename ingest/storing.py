@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, time
 
 from peewee import IntegrityError
 
@@ -10,6 +10,7 @@ from ingest import rollups, routing, source_facts
 from ingest.model import ParsedReport, ReportError
 from ingest.printable import bounded
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
+from rules.windows import window_days
 from store import compiled as sql
 from store import db, events
 from store.clock import from_epoch, utcnow
@@ -36,15 +37,6 @@ class Stored:
     report: Report
 
 
-def window_days(begin: int, end: int) -> tuple[date, date, date]:
-    """(day_begin, day_end, rollup day): an end at 00:00:00 belongs to the day before."""
-    try:
-        first, last = from_epoch(begin), from_epoch(end)
-        middle = from_epoch((begin + end) // 2)
-    except (OverflowError, OSError, ValueError):
-        raise ReportError(f"date range {begin}..{end} is not a usable time") from None
-    day_end = last.date() - timedelta(days=1) if last.time() == last.min.time() else last.date()
-    return first.date(), max(day_end, first.date()), middle.date()
 
 
 def store_report(parsed: ParsedReport, *, org=None, received_at=None,
@@ -61,7 +53,10 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
     existing = _stored(target.id, key)
     if existing is not None:
         return resent(existing, parsed.digest)
-    days = window_days(meta.date_begin, meta.date_end)
+    try:
+        days = window_days(meta.date_begin, meta.date_end)
+    except ValueError as exc:
+        raise ReportError(str(exc)) from None
     if caps is not None and not _MONITORED.run(org=target.id, name=domain):
         _check_room(target, domain, caps, received_at or utcnow())
     try:
@@ -114,7 +109,7 @@ def _check_room(org: Organization, domain: str, caps: DomainCaps, now: datetime)
     fix = "add it with `rua domain add` to accept its reports"
     events.raise_event(
         org.id, "auto_domain_cap", f"auto_domain_cap:{midnight.date().isoformat()}",
-        severity="warning", title=f"Reports for new domains refused ({cap})",
+        title=f"Reports for new domains refused ({cap})",
         detail=(f"Reports for domains not yet monitored, first {domain}, were refused: the "
                 f"organization reached {cap}. If a domain is yours, {fix}."), now=now)
     raise ReportError(f"domain cap: {domain} is not monitored and reports may add no more "

@@ -5,7 +5,7 @@ import ipaddress
 from typing import Callable
 
 from ingest import xml_values as values
-from ingest.alignment import aligned
+from rules.alignment import aligned
 from ingest.model import ParsedRecord, ReportError, ReportMeta
 from store.domain_names import InvalidDomain, normalize
 

@@ -10,6 +10,11 @@ from intake.mailbox_url import IntakeError
 log = logging.getLogger("rua.fetch")
 
 
+def scheduled(now, config) -> int:
+    """The fetch job: the configured mailboxes read once; the reports newly stored."""
+    return fetch_configured(config)
+
+
 def fetch_configured(config) -> int:
     """Ingest what waits in RUA_IMAP_URL's folder and RUA_MAILDIR; the reports newly stored.
     A mailbox that cannot be used is logged, and the other one is still read."""

@@ -3,18 +3,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from store.alert_types import LABELS
+from store.clock import rfc3339
 from store.encoding import dumps
+from store.event_queries import shape
 
 TEST_TYPE = "test"
 
 
 def event_fields(event, org_name: str) -> dict:
     """The event as /events shows it, plus its organization's name."""
-    return {"id": event.id, "type": event.type, "type_label": LABELS.get(event.type, event.type),
-            "severity": event.severity, "title": event.title, "detail": event.detail,
-            "domain": event.domain, "link": event.link, "acknowledged": event.acknowledged,
-            "created_at": event.created_at, "organization": org_name}
+    return {**shape(event), "organization": org_name}
 
 
 def webhook_body(type_: str, data: dict, now: datetime) -> str:
@@ -39,7 +37,7 @@ def email_text(data: dict) -> str:
         lines.append(f"Domain: {data['domain']}")
     if data["link"]:
         lines.append(f"Link: {data['link']}")
-    lines += [f"Raised: {_rfc3339(data['created_at'])}", "",
+    lines += [f"Raised: {rfc3339(data['created_at'])}", "",
               "Sent by rua for a notification channel of this organization "
               "(rua notify list shows them)."]
     return "\n".join(lines) + "\n"
@@ -52,6 +50,3 @@ def probe_fields(org_name: str, now: datetime) -> dict:
             "domain": "", "link": None, "acknowledged": False, "created_at": now,
             "organization": org_name}
 
-
-def _rfc3339(value: datetime) -> str:
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from snapshotter import conditions, tls
 from snapshotter.model import OrgFacts
 from store import events
+from store.alert_types import Outcome
 from store.clock import to_epoch
 from store.models import Event, Report
 
@@ -30,7 +31,7 @@ def apply(org_id: str, facts: OrgFacts, now: datetime, *, mark: bool = True) -> 
     open_events = {k: (t, created) for k, t, created in (
         Event.select(Event.dedupe_key, Event.type, Event.created_at)
         .where(Event.org == org_id, Event.cleared_at.is_null()).tuples())}
-    outcome = conditions.Outcome()
+    outcome = Outcome()
     for d in facts.domains.values():
         outcome.add(conditions.domain_outcome(d.name, d.days, d.policies, d.last_report_day,
                                               facts.today))
@@ -39,23 +40,10 @@ def apply(org_id: str, facts: OrgFacts, now: datetime, *, mark: bool = True) -> 
     outcome.cleared += [k for k, (type_, created) in open_events.items()
                         if type_ in EXPIRING and conditions.expired(created, now)]
     outcome.cleared += conditions.quota_hours_ended(list(open_events), to_epoch(now))
-    return _write(org_id, outcome, open_events, now, mark)
+    return events.apply(org_id, outcome, now, open_now=set(open_events), mark=mark)
 
 
-def _write(org_id: str, outcome: conditions.Outcome, open_events: dict, now: datetime,
-           mark: bool) -> bool:
-    closing = sorted({k for k in outcome.cleared if k in open_events})
-    changed = events.clear(org_id, closing, now, mark=mark) > 0
-    for c in outcome.raised:
-        if c.key in open_events and c.key not in closing:
-            continue
-        changed |= events.raise_event(org_id, c.type, c.key, severity=c.severity, title=c.title,
-                                      detail=c.detail, domain=c.domain, link=c.link, now=now,
-                                      mark=mark)
-    return changed
-
-
-def _parse_warnings(org_id: str, now: datetime, open_events: dict) -> conditions.Outcome:
+def _parse_warnings(org_id: str, now: datetime, open_events: dict) -> Outcome:
     """The newest report per reporter and domain, judged against the events open for them."""
     since = to_epoch(now - timedelta(days=WARNINGS_HORIZON_DAYS))
     rows = (Report.select(Report.domain, Report.org_name, Report.received_at, Report.id,
@@ -74,7 +62,7 @@ def _parse_warnings(org_id: str, now: datetime, open_events: dict) -> conditions
     for k, (type_, _) in open_events.items():
         if type_ == "report_parse_warnings":
             by_prefix.setdefault(k[:k.rindex(":") + 1], set()).add(k)
-    outcome = conditions.Outcome()
+    outcome = Outcome()
     for (domain, reporter), (received_at, _, warnings) in newest.items():
         mine = by_prefix.get(conditions.parse_warnings_prefix(domain, reporter), set())
         outcome.add(conditions.parse_warnings(

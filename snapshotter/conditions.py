@@ -20,12 +20,13 @@ Rules (docs/alerts.md; severities as /enums lists them):
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from rules.rates import rate
 from snapshotter.model import Policy, Tally
 from snapshotter.verdicts import percent
-from store.alert_types import Condition
+from store.alert_types import Condition, Outcome
 
 RECENT_DAYS = 7
 BEFORE_DAYS = 30
@@ -36,18 +37,6 @@ NEWS_DAYS = 7
 HOUR = 3600
 QUOTA_PREFIX = "quota_near_cap:"
 HEALTH_LINK = "/domains/{}/health"
-
-
-@dataclass
-class Outcome:
-    """Conditions to raise and dedupe keys to clear (closed before anything is raised)."""
-    raised: list[Condition] = field(default_factory=list)
-    cleared: list[str] = field(default_factory=list)
-
-    def add(self, other: "Outcome") -> "Outcome":
-        self.raised += other.raised
-        self.cleared += other.cleared
-        return self
 
 
 def key(type_: str, domain: str) -> str:
@@ -69,17 +58,17 @@ def compliance_drop(domain: str, days: dict[date, Tally], today: date) -> Outcom
     k = key("compliance_drop", domain)
     if min(recent.messages, before.messages) < MIN_MESSAGES:
         return Outcome(cleared=[k])
-    now_rate = 100.0 * recent.compliant / recent.messages
-    then_rate = 100.0 * before.compliant / before.messages
+    now_rate = rate(recent.compliant, recent.messages)
+    then_rate = rate(before.compliant, before.messages)
     if then_rate - now_rate < DROP_POINTS:
         return Outcome(cleared=[k])
     return Outcome(raised=[Condition(
-        "compliance_drop", k, "warning",
-        f"DMARC compliance of {domain} fell from {percent(round(then_rate, 2))} to "
-        f"{percent(round(now_rate, 2))}",
-        f"Over the last {RECENT_DAYS} days {percent(round(now_rate, 2))} of "
+        "compliance_drop", k,
+        f"DMARC compliance of {domain} fell from {percent(then_rate)} to "
+        f"{percent(now_rate)}",
+        f"Over the last {RECENT_DAYS} days {percent(now_rate)} of "
         f"{recent.messages:,} messages from {domain} passed DMARC, against "
-        f"{percent(round(then_rate, 2))} in the {BEFORE_DAYS} days before. Look for a new or "
+        f"{percent(then_rate)} in the {BEFORE_DAYS} days before. Look for a new or "
         "changed sender among the top senders.", HEALTH_LINK.format(domain), domain)])
 
 
@@ -92,7 +81,7 @@ def policy_change(domain: str, policies: list[tuple[date, Policy]], today: date)
         if (today - day).days >= NEWS_DAYS:
             break
         return Outcome(raised=[Condition(
-            "policy_changed", key("policy_changed", domain), "info",
+            "policy_changed", key("policy_changed", domain),
             f"DMARC policy of {domain} changed from p={before} to p={after}",
             f"Reports for {domain} from {day.isoformat()} say the published policy is "
             f"p={after} (they said p={before} before). If nobody here changed it, check who "
@@ -107,7 +96,7 @@ def no_reports(domain: str, last_report_day: date | None, today: date) -> Outcom
     if (today - last_report_day).days <= NO_REPORTS_DAYS:
         return Outcome(cleared=[k])
     return Outcome(raised=[Condition(
-        "no_reports", k, "warning", f"No DMARC reports for {domain} since "
+        "no_reports", k, f"No DMARC reports for {domain} since "
         f"{last_report_day.isoformat()}",
         f"No aggregate report about {domain} has arrived for more than {NO_REPORTS_DAYS} days. "
         "Check that its DMARC record still asks for reports (rua=) and that mail is being sent.",
@@ -139,7 +128,7 @@ def parse_warnings(latest: Latest, open_keys: set[str], keys_today: set[str]) ->
         return Outcome()
     plural = "warning" if latest.warnings == 1 else "warnings"
     return Outcome(cleared=sorted(open_keys), raised=[Condition(
-        "report_parse_warnings", k, "info",
+        "report_parse_warnings", k,
         f"A report from {latest.reporter[:80]} about {latest.domain} was read with "
         f"{latest.warnings} {plural}",
         f"{latest.reporter} sent a report about {latest.domain} that did not follow RFC 9990 in "

@@ -15,9 +15,11 @@ from itertools import chain
 import orjson
 from peewee import fn
 
+from store.clock import stored_date
 from store.models import DailyRollup
+from store.snapshots import DAY_TOTALS
 
-CACHE_KIND = "day_totals"     # Snapshot kind of the cache; never served
+CACHE_KIND = DAY_TOTALS       # Snapshot kind of the cache; never served
 LIST_LIMIT = 64               # beyond this many days or domains, filter by range instead of IN
 Totals = dict  # (domain, day) -> (reports, messages, compliant, spf, dkim, forwarded)
 WIDTH = 8      # int64 values per cached row
@@ -74,7 +76,7 @@ def sum_rollups(org_id: str, pairs: list[tuple[str, date]]) -> dict:
     wanted = set(pairs)
     sums = {}
     for domain, day, *values in query.group_by(DailyRollup.domain, DailyRollup.day).tuples():
-        day = day if isinstance(day, date) else date.fromisoformat(str(day))
+        day = stored_date(day)
         if (domain, day) in wanted:
             sums[(domain, day)] = [int(v or 0) for v in values]
     return sums

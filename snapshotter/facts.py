@@ -9,15 +9,13 @@ from snapshotter import day_totals, dns
 from snapshotter.model import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
                                OrgFacts, Policy, Sender, Tally, TlsTally)
 from store import db, snapshots
+from store.clock import stored_date
 from store.models import DailyRollup, Domain, DomainDay, Event, Source, TlsDay
 
 # A year of trends plus the scoring window before its first day (back-filled history).
 HORIZON_DAYS = TREND_DAYS + WINDOW_DAYS
 SENDERS_KEPT = 25
 
-
-def _day(value) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(str(value))
 
 
 def read(org_id: str, today: date, report_address: str = ""):
@@ -72,7 +70,7 @@ def _domain_days(org_id: str, first: date, name: str | None = None):
     # Raw rows: peewee's per-value conversion costs more than the query at a year of domain-days.
     last = {}
     for name, day, reports, p, pct, testing in _raw(query):
-        day = days.get(day) or days.setdefault(day, _day(day))
+        day = days.get(day) or days.setdefault(day, stored_date(day))
         counts[(name, day)] = reports
         if last.get(name) != (p, pct, testing):       # keep the days the policy changed
             last[name] = (p, pct, testing)
@@ -110,7 +108,7 @@ def _add_last_reports(org_id: str, facts: OrgFacts, first: date, name: str | Non
     for name, last in query:
         d = facts.domains.setdefault(name, DomainFacts(name, monitored=False))
         if d.last_report_day is None:
-            d.last_report_day = _day(last)
+            d.last_report_day = stored_date(last)
             row = DomainDay.get(DomainDay.org == org_id, DomainDay.domain == name,
                                 DomainDay.day == d.last_report_day)
             d.policies = [(d.last_report_day, Policy(row.policy_p or "", row.policy_pct,
@@ -128,7 +126,7 @@ def _add_tls(org_id: str, facts: OrgFacts, first: date, name: str | None = None)
     for row in query:
         d = facts.domains.get(row.domain)
         if d is not None:
-            d.tls_days[_day(row.day)] = TlsTally(
+            d.tls_days[stored_date(row.day)] = TlsTally(
                 row.successful_sessions, row.failed_sessions, row.reports,
                 tuple(sorted((row.failures or {}).items())), tuple(row.policy_types or ()))
 

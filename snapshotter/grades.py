@@ -37,11 +37,6 @@ def whole(score: float | None) -> int:
     return 0 if score is None else int(math.floor(score))
 
 
-def rate(part: int, whole_count: int) -> float:
-    """Percentage 0-100 rounded to 2 decimals; 0.0 for nothing counted."""
-    return round(100.0 * part / whole_count, 2) if whole_count else 0.0
-
-
 def policy_name(policy: Policy | None) -> str:
     """The policy as an enum value (`none` for a missing or unreadable one)."""
     return policy.p if policy is not None and policy.p in POLICIES else "none"

@@ -15,7 +15,8 @@ from snapshotter.model import TREND_DAYS
 from snapshotter.overview import overview_doc
 from snapshotter.scores import Ledger, compliance_doc
 from snapshotter.trends import merge_days, trend_points
-from store import db, snapshots
+from store import db, events, snapshots
+from store.clock import stored_date
 from store.encoding import dumps
 from store.models import Organization, ScoreHistory
 
@@ -64,7 +65,7 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
                 assessed.extend(judged)
             docs = domain_docs(ledger, now, kinds, chunk, judged)
             written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False))
-        docs = org_docs(ledger, kinds, assessed, history)
+        docs = org_docs(ledger, now, kinds, assessed, history)
         if cache is not None:
             docs[(day_totals.CACHE_KIND, "")] = cache
         written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False))
@@ -72,8 +73,7 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
                                  for k in kinds if k in VARIANT_KINDS})
     except BaseException:
         if was_dirty is not None or (changed and settles):
-            (Organization.update(dirty_since=was_dirty or now)
-             .where(Organization.id == org_id, Organization.dirty_since.is_null()).execute())
+            events.mark_dirty(org_id, was_dirty or now)
         raise
     return Refreshed(org_id, written.blobs, written.bytes, summed)
 
@@ -105,22 +105,25 @@ def refresh_one(org_id: str, kind: str, variant: str, now: datetime, *,
             facts, cache, _ = facts_module.read(org_id, now.date(), report_address)
     ledger = Ledger(facts)
     history = _history(org_id, ledger) if kind == "history" else None
-    docs = {(kind, variant): one_doc(ledger, kind, variant, now, history)}
+    docs = {(kind, variant): body(ledger, kind, variant, now, history_rows=history)}
     if cache is not None:
         docs[(day_totals.CACHE_KIND, "")] = cache
     return snapshots.put_many(org_id, docs, now, stamp_kinds=False)[(kind, variant)]
 
 
-def one_doc(ledger: Ledger, kind: str, variant: str, now: datetime, history_rows=None):
-    """The body of one (kind, variant): what refresh_org makes for it among the others."""
+def body(ledger: Ledger, kind: str, variant: str, now: datetime, *, assessment=None,
+         assessed=None, history_rows=None):
+    """The body of one (kind, variant), the one place a kind is mapped to what computes it.
+    assessment: the domain's health assessment, assessed: every domain's (overview), when
+    already made; history_rows: the rows a history body shows."""
     if kind == "overview":
-        return overview_doc(ledger)
+        return overview_doc(ledger, assessed)
     if kind == "compliance":
         return compliance_doc(ledger, variant or None)
     if kind == "trends":
         return _trends(ledger.facts, variant)
     if kind == "health":
-        return health_doc(ledger, variant, now)
+        return health_doc(ledger, variant, now, assessment)
     if kind == "history":
         return dumps([history_point(r) for r in history_rows])
     raise ValueError(f"no served kind {kind!r}")
@@ -137,28 +140,25 @@ def _trends(facts, name: str = "") -> bytes:
 def domain_docs(ledger: Ledger, now: datetime, kinds, names, assessed) -> dict:
     """The per-domain bodies of `kinds` for `names`, keyed (kind, name); `assessed` holds
     their assessments when health is among the kinds."""
-    facts, docs = ledger.facts, {}
-    if "compliance" in kinds:
-        docs.update((("compliance", n), compliance_doc(ledger, n)) for n in names)
-    if "trends" in kinds:
-        docs.update((("trends", n), _trends(facts, n)) for n in names)
+    docs = {}
+    for kind in ("compliance", "trends"):
+        if kind in kinds:
+            docs.update(((kind, n), body(ledger, kind, n, now)) for n in names)
     if "health" in kinds:
-        docs.update((("health", a.name), health_doc(ledger, a.name, now, a))
-                    for a in assessed if facts.domains[a.name].monitored)
+        for a in assessed:
+            if ledger.facts.domains[a.name].monitored:
+                docs[("health", a.name)] = body(ledger, "health", a.name, now, assessment=a)
     return docs
 
 
-def org_docs(ledger: Ledger, kinds, assessed, history_rows=None) -> dict:
+def org_docs(ledger: Ledger, now: datetime, kinds, assessed, history_rows=None) -> dict:
     """The organization-wide bodies of `kinds`, keyed (kind, ""); series kinds as bytes."""
     docs = {}
-    if "overview" in kinds:
-        docs[("overview", "")] = overview_doc(ledger, assessed)
-    if "compliance" in kinds:
-        docs[("compliance", "")] = compliance_doc(ledger)
-    if "trends" in kinds:
-        docs[("trends", "")] = _trends(ledger.facts)
+    for kind in ("overview", "compliance", "trends"):
+        if kind in kinds:
+            docs[(kind, "")] = body(ledger, kind, "", now, assessed=assessed)
     if history_rows is not None:
-        docs[("history", "")] = dumps([history_point(r) for r in history_rows])
+        docs[("history", "")] = body(ledger, "history", "", now, history_rows=history_rows)
     return docs
 
 
@@ -167,14 +167,14 @@ def _history(org_id: str, ledger: Ledger) -> list[dict]:
     and return the last year's rows oldest first."""
     today = ledger.facts.today
     first = today - timedelta(days=TREND_DAYS - 1)
-    have = {_as_date(d) for (d,) in ScoreHistory.select(ScoreHistory.day)
+    have = {stored_date(d) for (d,) in ScoreHistory.select(ScoreHistory.day)
             .where(ScoreHistory.org == org_id, ScoreHistory.day >= first).tuples()}
     rows = [history_row(ledger, day) for day in backfill_days(ledger, first) if day not in have]
     save_history(org_id, [r for r in rows if r is not None], replace=False)
     save_history(org_id, [r for r in [history_row(ledger, today)] if r is not None], replace=True)
     query = (ScoreHistory.select().where(ScoreHistory.org == org_id, ScoreHistory.day >= first)
              .order_by(ScoreHistory.day))
-    return [{"day": _as_date(h.day), "score": h.score, "grade": h.grade,
+    return [{"day": stored_date(h.day), "score": h.score, "grade": h.grade,
              "compliance_rate": h.compliance_rate, "spf_rate": h.spf_rate,
              "dkim_rate": h.dkim_rate, "total_messages": h.total_messages} for h in query]
 
@@ -237,66 +237,6 @@ def hour_started(now: datetime, *, report_address: str = "") -> list[Refreshed]:
     return refresh_dirty(now, report_address=report_address)
 
 
-# The hourly DNS job stops starting new checks after this long, so it ends before the next
-# run is due; the domains it did not reach are first in line (oldest check first) next time.
-DNS_BUDGET_SECONDS = 45 * 60
-
-
-def check_dns(now: datetime, config):
-    """The hourly job: check monitored domains' DNS, then refresh the organizations it changed.
-    Offline (RUA_OFFLINE=1) it does nothing: a check that can look nothing up learns nothing."""
-    if config.offline:
-        log.info("DNS check skipped: RUA_OFFLINE is set")
-        return None
-    from dnscheck import jobs as dns_jobs     # dnspython and friends: only in the job's process
-    result = dns_jobs.check_stored(config, now=now, budget=DNS_BUDGET_SECONDS)
-    log.info("DNS checked %d domain(s), %d failed, %d left for the next run",
-             len(result.checks), len(result.failed), len(result.left))
-    refresh_dirty(now, report_address=config.report_address)
-    return result
-
-
-SOURCES_PER_RUN = 5000      # new sources first, then the day-old ones: a run of a few minutes
-
-
-def enrich_sources(now: datetime, config):
-    """Every few minutes: enrich new sources and re-check day-old ones, then refresh the
-    organizations that changed. Offline it does nothing (everything stays unknown)."""
-    if config.offline:
-        log.info("source enrichment skipped: RUA_OFFLINE is set")
-        return None
-    from sources import jobs as source_jobs   # dnspython and the geo data: the job's only
-    result = source_jobs.refresh(config, now, limit=SOURCES_PER_RUN)
-    for problem in result.problems:
-        log.warning("%s", problem)
-    log.info("enriched %d source(s), %d record(s) reclassified", result.sources,
-             result.reclassified)
-    if result.sources:
-        refresh_dirty(now, report_address=config.report_address)
-    return result
-
-
-def fetch_mail(now: datetime, config) -> int:
-    """New report mail ingested from the configured mailboxes, then the organizations it
-    touched refreshed; the number of reports stored."""
-    from intake.jobs import fetch_configured     # imapclient: only in the job's process
-    stored = fetch_configured(config)
-    if stored:
-        refresh_dirty(now, report_address=config.report_address)
-    return stored
-
-
-def send_notifications(now: datetime, config):
-    """Every minute: send the outbox's due alerts (notify/drain.py keeps its own clock, so a
-    long drain's claims and retries are timed from when each happens)."""
-    from notify.drain import drain     # http.client, smtplib: only in the job's process
-    result = drain(config)
-    if result.delivered or result.retried or result.failed:
-        log.info("alerts: %d delivered, %d to retry, %d given up", result.delivered,
-                 result.retried, result.failed)
-    return result
-
-
 def _logged(job, org_id, now, **kwargs):
     started = time.perf_counter()
     result = job(org_id, now, **kwargs)
@@ -314,7 +254,4 @@ def _clear_dirty(org_id: str):
         Organization.update(dirty_since=None).where(Organization.id == org_id).execute()
     return row[0]
 
-
-def _as_date(value) -> date:
-    return value if isinstance(value, date) else date.fromisoformat(str(value))
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import accumulate
 
-from snapshotter.grades import grade, policy_name, policy_strength, rate
+from rules.rates import rate
+from snapshotter.grades import grade, policy_name, policy_strength
 from snapshotter.model import WINDOW_DAYS, ZERO, DomainFacts, OrgFacts, Policy, Tally
 
 

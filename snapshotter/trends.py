@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from snapshotter.grades import rate
+from rules.rates import rate
 from snapshotter.model import TREND_DAYS, ZERO, Tally
 
 

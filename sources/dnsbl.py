@@ -19,7 +19,7 @@ ERROR_CODES = ipaddress.ip_network("127.255.255.0/24")
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ZoneAnswer:
     """One zone's answer for one address: listed (codes), not_listed, error or unknown."""
     zone: str
     state: str
@@ -66,28 +66,28 @@ def _query_name(address, zone: str) -> str:
     return ".".join(reversed(labels)) + "." + zone
 
 
-def outcome(zone: str, answer: Answer) -> Outcome:
+def outcome(zone: str, answer: Answer) -> ZoneAnswer:
     """What one A answer means (RFC 5782 2.3): any 127/8 address is a listing, except the
     error codes 127.255.255.0/24; an address outside 127/8 (a resolver rewriting NXDOMAIN)
     is an error; NXDOMAIN or no A record is not listed."""
     if answer.unknown:
-        return Outcome(zone, UNKNOWN, why=answer.why)
+        return ZoneAnswer(zone, UNKNOWN, why=answer.why)
     if not answer.found:
-        return Outcome(zone, NOT_LISTED)
+        return ZoneAnswer(zone, NOT_LISTED)
     codes = tuple(sorted(answer.records))
     for code in codes:
         try:
             address = ipaddress.ip_address(code)
         except ValueError:
-            return Outcome(zone, ERROR, codes, f"answered {code}, not an address")
+            return ZoneAnswer(zone, ERROR, codes, f"answered {code}, not an address")
         if address.version != 4 or address not in LOOPBACK:
-            return Outcome(zone, ERROR, codes, f"answered {code}, outside 127.0.0.0/8")
+            return ZoneAnswer(zone, ERROR, codes, f"answered {code}, outside 127.0.0.0/8")
         if address in ERROR_CODES:
-            return Outcome(zone, ERROR, codes, f"answered {code}, an error code")
-    return Outcome(zone, LISTED, codes)
+            return ZoneAnswer(zone, ERROR, codes, f"answered {code}, an error code")
+    return ZoneAnswer(zone, LISTED, codes)
 
 
-def judge(zone: str, listed: dict[str, Outcome], not_listed: dict[str, Outcome]) -> ZoneTest:
+def judge(zone: str, listed: dict[str, ZoneAnswer], not_listed: dict[str, ZoneAnswer]) -> ZoneTest:
     """The self-test verdict from the answers for the test entries, by family (pure).
 
     A zone that lists 127.0.0.1 lists everything and one that answers an error code refuses
@@ -127,7 +127,7 @@ def self_test(lookup: Lookup, names: list[str], bound: int = 8) -> list[ZoneTest
             for zone in names]
 
 
-def check(lookup: Lookup, ip: str, tests: list[ZoneTest]) -> list[Outcome]:
+def check(lookup: Lookup, ip: str, tests: list[ZoneTest]) -> list[ZoneAnswer]:
     """The address against every zone whose self-test passed for its family."""
     fam = family(ip)
     return [outcome(t.zone, lookup.query(query_name(ip, t.zone), "A"))

@@ -31,7 +31,7 @@ class Enrichment:
     identity: Identity
     service: services.ServiceMatch | None
     geo: geo.Geo
-    outcomes: tuple[dnsbl.Outcome, ...]
+    outcomes: tuple[dnsbl.ZoneAnswer, ...]
     reputation: reputation.Reputation
     error: str = ""
 
@@ -53,7 +53,7 @@ class Enrichment:
 
 
 @dataclass
-class Run:
+class EnrichmentRun:
     """A run's results by the IP text given, and the zones' self-test (dropped ones say why)."""
     results: dict[str, Enrichment]
     zones: list[dnsbl.ZoneTest]
@@ -67,7 +67,7 @@ class Run:
 
 def enrich(config, ips: Iterable[str], signals: dict[str, Signals] | None = None,
            now: datetime | None = None, bound: int = DEFAULT_BOUND,
-           lookup: Lookup | None = None) -> Run:
+           lookup: Lookup | None = None) -> EnrichmentRun:
     """Enrich each IP; a bad RUA_GEOIP_DB raises GeoError before any look-up."""
     located = geo.database(config.geoip_db)
     lookup = lookup or Lookup(config)
@@ -77,7 +77,7 @@ def enrich(config, ips: Iterable[str], signals: dict[str, Signals] | None = None
     wanted = list(dict.fromkeys(str(ip) for ip in ips))
     calls = {ip: _one(lookup, located, tests, ip, signals.get(ip) or Signals(), now)
              for ip in wanted}
-    run = Run(gather(calls, bound), tests, now)
+    run = EnrichmentRun(gather(calls, bound), tests, now)
     run.problems = [f"DNSBL {zone.zone} left out of this run: {zone.problem}"
                     for zone in run.dropped]
     return run

@@ -5,6 +5,7 @@ import ipaddress
 from dataclasses import dataclass
 
 from dnscheck.resolver import Answer, Lookup
+from store.addresses import unmapped
 from store.domain_names import InvalidDomain, normalize, organizational_domain
 
 PASS, FAIL, NONE, UNKNOWN = "pass", "fail", "none", "unknown"
@@ -35,9 +36,7 @@ def parse_ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
         address = ipaddress.ip_address(str(text).strip())
     except ValueError:
         raise InvalidIP(f"{str(text)[:64]!r} is not an IP address") from None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        return address.ipv4_mapped
-    return address
+    return unmapped(address)
 
 
 def reverse_name(ip: str) -> str:

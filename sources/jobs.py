@@ -14,30 +14,30 @@ enrichment field stays unknown/null rather than half-known.
 from __future__ import annotations
 
 import ipaddress
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from dnscheck.resolver import Lookup
-from ingest.classify import LIKELY_FORWARDED, classify
-from ingest.record_writer import sender_of
-from ingest.storing import window_days
-from snapshotter import day_totals
-from sources import services, verdicts
+from rules import verdicts
+from rules.windows import window_days
+from sources import services
 from sources.enrich import Enrichment, Signals, enrich
-from store import compiled as sql
-from store import db, events, snapshots
+from store import db, events, rollups
 from store.addresses import canonical_ip, search_text, spellings
 from store.clock import utcnow
-from store.models import DailyRollup, Domain, Event, Record, Report, Source, SourceDomain
+from store.models import Domain, Event, Record, Report, Source, SourceDomain
 
+log = logging.getLogger("rua.sources")
 STALE = timedelta(days=1)
 BATCH = 500
+SOURCES_PER_RUN = 5000      # new sources first, then the day-old ones: a run of a few minutes
 UNAUTHORIZED = "unauthorized_sender:"
 NAMED_IPS = 3           # the busiest unauthorized sources an event's detail names
 
 
 @dataclass
-class Refreshed:
+class Enriched:
     """One refresh: sources written, records whose classification changed, zones dropped."""
     sources: int = 0
     reclassified: int = 0
@@ -64,16 +64,16 @@ def due(now: datetime, org_id: str | None = None, ips: list[str] | None = None,
 
 
 def refresh(config, now: datetime | None = None, org_id: str | None = None,
-            ips: list[str] | None = None, limit: int | None = None) -> Refreshed:
+            ips: list[str] | None = None, limit: int | None = None) -> Enriched:
     """Enrich the due sources (or the named IPs) and store what was learned."""
     now = now or utcnow()
     if config.offline:
-        return Refreshed(skipped="RUA_OFFLINE is set: nothing looked up")
+        return Enriched(skipped="RUA_OFFLINE is set: nothing looked up")
     targets = due(now, org_id, ips, limit)
     by_org: dict[str, list[str]] = {}
     for org, ip in targets:
         by_org.setdefault(org, []).append(ip)
-    done = Refreshed()
+    done = Enriched()
     lookup = Lookup(config)           # one resolver for the whole refresh: a name asked once
     for org, org_ips in by_org.items():
         for start in range(0, len(org_ips), BATCH * 10):
@@ -83,10 +83,24 @@ def refresh(config, now: datetime | None = None, org_id: str | None = None,
                 if problem not in done.problems:
                     done.problems.append(problem)
             with db.atomic():
-                done.reclassified += store(org, [run.results[ip] for ip in chunk], now)
+                done.reclassified += save(org, [run.results[ip] for ip in chunk], now)
             done.sources += len(chunk)
             events.mark_dirty(org, now)
     return done
+
+
+def scheduled(now: datetime, config) -> Enriched | None:
+    """Every few minutes: enrich new sources and re-check day-old ones. Offline it does
+    nothing (None): everything stays unknown."""
+    if config.offline:
+        log.info("source enrichment skipped: RUA_OFFLINE is set")
+        return None
+    result = refresh(config, now, limit=SOURCES_PER_RUN)
+    for problem in result.problems:
+        log.warning("%s", problem)
+    log.info("enriched %d source(s), %d record(s) reclassified", result.sources,
+             result.reclassified)
+    return result
 
 
 def signals(org_id: str, ips: list[str]) -> dict[str, Signals]:
@@ -149,7 +163,7 @@ def confirmed_includes(spf: dict | None) -> tuple[str, ...]:
     return includes if len(named) == 1 and None not in named else ()
 
 
-def store(org_id: str, results: list[Enrichment], now: datetime) -> int:
+def save(org_id: str, results: list[Enrichment], now: datetime) -> int:
     """Write enrichments and their verdicts to the Source rows; records re-classified."""
     changed, touched = 0, set()
     for start in range(0, len(results), BATCH):
@@ -189,15 +203,13 @@ def _store_one(org_id, row: Source, found: Enrichment, domains, open_keys, now) 
                   search_text=search_text(row.ip, [d.domain for d in domains], fields["ptr"],
                                           fields["service_name"]),
                   enriched_at=now)
-    columns = [getattr(Source, name) for name in values]
-    sql.execute(("source_enriched",), lambda: (
-        f"UPDATE {sql.table(Source)} SET {', '.join(f'{sql.name(c)} = ?' for c in columns)} "
-        f"WHERE {sql.name(Source.id)} = ?"),
-        [c.db_value(v) for c, v in zip(columns, values.values())] + [row.id])
+    Source.update(**values).where(Source.id == row.id).execute()
     _listed_event(org_id, row.ip, domains[0].domain if domains else "", fields, open_keys)
-    before = sender_of(row.service_slug, row.service_kind, row.abuse_status)
-    after = sender_of(fields["service_slug"], fields["service_kind"], fields["abuse_status"])
-    return reclassify(org_id, row, after) if _decides(after) != _decides(before) else 0
+    before = verdicts.sender(row.service_kind, row.abuse_status)
+    after = verdicts.sender(fields["service_kind"], fields["abuse_status"])
+    if _decides(after) == _decides(before):
+        return 0
+    return reclassify(org_id, row, after)
 
 
 def _decides(sender) -> tuple:
@@ -218,7 +230,7 @@ def _listed_event(org_id: str, ip: str, domain: str, fields: dict, open_keys: se
     blocklist = fields["blocklist"]
     if blocklist["status"] == "listed" and listed not in open_keys:
         zones = ", ".join(blocklist["listed_on"])
-        events.raise_event(org_id, "blocklisted_source", listed, severity="warning",
+        events.raise_event(org_id, "blocklisted_source", listed,
                            title=f"{ip} is on a DNS blocklist",
                            detail=f"{ip}, which sends mail as {domain or 'your domains'}, is "
                                   f"listed on {zones}.", domain=domain, link=link)
@@ -247,11 +259,12 @@ def unauthorized_events(org_id: str, domains: set[str], now: datetime) -> None:
     for domain in names:
         key, senders = UNAUTHORIZED + domain, found.get(domain)
         if not senders:
-            gone += [key] if key in opened else []
+            if key in opened:
+                gone.append(key)
             continue
         detail = unauthorized_detail(domain, senders)
         if key not in opened:
-            events.raise_event(org_id, "unauthorized_sender", key, severity="critical",
+            events.raise_event(org_id, "unauthorized_sender", key,
                                title=f"Unauthorized senders of {domain}", detail=detail,
                                domain=domain, link=f"/sources?domain={domain}", now=now)
         elif opened[key] != detail:
@@ -266,11 +279,13 @@ def unauthorized_detail(domain: str, senders: list[tuple[str, int]]) -> str:
     busiest first)."""
     named = ", ".join(f"{ip} ({messages} message{'s' * (messages != 1)})"
                       for ip, messages in senders[:NAMED_IPS])
+    count, verb = f"{len(senders)} sources", "are"
+    if len(senders) == 1:
+        count, verb = "1 source", "is"
     more = len(senders) - NAMED_IPS
-    count = "1 source" if len(senders) == 1 else f"{len(senders)} sources"
-    verb = "is" if len(senders) == 1 else "are"
-    return (f"{count} sending as {domain} {verb} not authorized: {named}"
-            f"{f' and {more} more' if more > 0 else ''}.")
+    if more > 0:
+        named += f" and {more} more"
+    return f"{count} sending as {domain} {verb} not authorized: {named}."
 
 
 def _per_ip(key: str) -> bool:
@@ -294,31 +309,16 @@ def reclassify(org_id: str, source: Source, sender) -> int:
                    Record.dkim != "pass", Record.spf != "pass"))
     ip, changed, forwarded = source.ip, 0, {}
     for record in rows.objects():
-        verdict = classify(record, record.alignment, sender)
+        verdict = verdicts.classify_record(record, record.alignment, sender)
         if verdict == record.classification:
             continue
         Record.update(classification=verdict).where(Record.id == record.id).execute()
         changed += 1
-        delta = record.count * ((verdict == LIKELY_FORWARDED)
-                                - (record.classification == LIKELY_FORWARDED))
+        delta = record.count * ((verdict == verdicts.LIKELY_FORWARDED)
+                                - (record.classification == verdicts.LIKELY_FORWARDED))
         if delta:
             day = window_days(record.date_begin, record.date_end)[2]
             key = (record.domain, day)
             forwarded[key] = forwarded.get(key, 0) + delta
-    if forwarded:
-        # The snapshotter's day totals are summed again only for days with new reports: the
-        # rollups changed without one, so its cache goes and every day is summed afresh.
-        snapshots.remove(org_id, day_totals.CACHE_KIND)
-    for (domain, day), delta in forwarded.items():
-        (DailyRollup.update(forwarded=DailyRollup.forwarded + delta)
-         .where(DailyRollup.org == org_id, DailyRollup.domain == domain,
-                DailyRollup.day == day, DailyRollup.source_ip == ip).execute())
-    for domain in {domain for domain, _ in forwarded}:
-        delta = sum(d for (name, _), d in forwarded.items() if name == domain)
-        (SourceDomain.update(forwarded=SourceDomain.forwarded + delta)
-         .where(SourceDomain.org == org_id, SourceDomain.domain == domain,
-                SourceDomain.ip == ip).execute())
-        (Source.update(forwarded=Source.forwarded + delta)
-         .where(Source.org == org_id, Source.ip == ip).execute())
+    rollups.add_forwarded(org_id, ip, forwarded)
     return changed
-

@@ -17,9 +17,10 @@ UTC of the check, or null when no zone answered}.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 
-from sources.dnsbl import LISTED, NOT_LISTED, UNKNOWN, Outcome
+from sources.dnsbl import LISTED, NOT_LISTED, UNKNOWN, ZoneAnswer
+from store.clock import rfc3339
 
 MALICIOUS, SUSPICIOUS, CLEAN = "malicious", "suspicious", "clean"
 ABUSE_STATUSES = (CLEAN, SUSPICIOUS, MALICIOUS, UNKNOWN)
@@ -39,7 +40,7 @@ class Reputation:
     blocklist: dict
 
 
-def abuse_status(outcomes: list[Outcome]) -> str:
+def abuse_status(outcomes: list[ZoneAnswer]) -> str:
     listed = [o for o in outcomes if o.state == LISTED]
     if len(listed) >= 2 or any(_severe(o) for o in listed):
         return MALICIOUS
@@ -50,7 +51,7 @@ def abuse_status(outcomes: list[Outcome]) -> str:
     return UNKNOWN
 
 
-def blocklist(outcomes: list[Outcome], checked_at: datetime) -> dict:
+def blocklist(outcomes: list[ZoneAnswer], checked_at: datetime) -> dict:
     listed = sorted(o.zone for o in outcomes if o.state == LISTED)
     answered = any(o.state in (LISTED, NOT_LISTED) for o in outcomes)
     if listed:
@@ -63,16 +64,12 @@ def blocklist(outcomes: list[Outcome], checked_at: datetime) -> dict:
             "checked_at": rfc3339(checked_at) if answered else None}
 
 
-def reputation(outcomes: list[Outcome], checked_at: datetime) -> Reputation:
+def reputation(outcomes: list[ZoneAnswer], checked_at: datetime) -> Reputation:
     return Reputation(abuse_status(outcomes), blocklist(outcomes, checked_at))
 
 
-def rfc3339(moment: datetime) -> str:
-    moment = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
 
-
-def _severe(listed: Outcome) -> bool:
+def _severe(listed: ZoneAnswer) -> bool:
     codes = SEVERE.get(listed.zone, ())
     return ANY_CODE in codes or any(code in codes for code in listed.codes)
 

@@ -7,6 +7,13 @@ import ipaddress
 from store.models import Source
 
 
+def unmapped(address: ipaddress.IPv4Address | ipaddress.IPv6Address):
+    """The address itself, or the IPv4 address an IPv4-mapped IPv6 address (::ffff:a.b.c.d) is."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        return address.ipv4_mapped
+    return address
+
+
 def canonical_ip(text: str) -> str:
     """An address's canonical text (IPv6 compressed, lower case; an IPv4-mapped IPv6 address as
     its IPv4), so every spelling of one address is one source; anything else as given."""
@@ -16,9 +23,7 @@ def canonical_ip(text: str) -> str:
         address = ipaddress.ip_address(text.strip())
     except ValueError:
         return text
-    if address.ipv4_mapped:
-        address = address.ipv4_mapped
-    return str(address)
+    return str(unmapped(address))
 
 
 def ip_key(text: str) -> str:

@@ -5,7 +5,7 @@ and the messages it sends (notify/) need the same table without importing the we
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # (code, label, severity, deliverable): the deliverable ones can be pushed to email, a
 # webhook or a chat channel; the others surface in the app only.
@@ -27,16 +27,30 @@ ALERT_TYPES = [
     ("quota_near_cap", "API quota nearly spent", "warning", False),
 ]
 LABELS = {code: label for code, label, _, _ in ALERT_TYPES}
+SEVERITY = {code: severity for code, _, severity, _ in ALERT_TYPES}   # raising looks it up
 DELIVERABLE = tuple(code for code, _, _, deliverable in ALERT_TYPES if deliverable)
 
 
 @dataclass(frozen=True)
 class Condition:
-    """A condition a rule found true, to raise as an event (store/events.py) under its key."""
+    """A condition a rule found true, to raise as an event (store/events.py) under its key;
+    its severity is its type's (SEVERITY)."""
     type: str
     key: str
-    severity: str
     title: str
     detail: str
     link: str | None = None
     domain: str = ""           # "" for an organization-wide condition
+
+
+@dataclass
+class Outcome:
+    """What a rule pass found: conditions to raise, and dedupe keys to clear (closed before
+    anything is raised, so a key cleared and raised again opens a new event)."""
+    raised: list[Condition] = field(default_factory=list)
+    cleared: list[str] = field(default_factory=list)
+
+    def add(self, other: "Outcome") -> "Outcome":
+        self.raised += other.raised
+        self.cleared += other.cleared
+        return self

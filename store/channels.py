@@ -6,7 +6,7 @@ from datetime import datetime
 
 from peewee import JOIN, Case, fn
 
-from store.clock import utcnow
+from store.clock import stored_instant, utcnow
 from store.models import NotifyChannel, Organization, Outbox
 
 
@@ -53,7 +53,7 @@ def states(org_id: str | None = None) -> list[ChannelState]:
     if org_id is not None:
         query = query.where(NotifyChannel.org == org_id)
     return [ChannelState(row, row.org.name, int(row.pending), int(row.delivered),
-                         int(row.failed), _as_datetime(row.last_delivered_at),
+                         int(row.failed), stored_instant(row.last_delivered_at),
                          _last_error(row.id)) for row in query]
 
 
@@ -69,7 +69,3 @@ def _last_error(channel_id: str) -> str:
            .order_by(Outbox.next_attempt_at.desc()).tuples().first())
     return row[0] if row else ""
 
-
-def _as_datetime(value):
-    # MAX() over a SQLite column comes back as text: peewee only converts plain columns.
-    return datetime.fromisoformat(value) if isinstance(value, str) else value

@@ -1,5 +1,5 @@
 """The one clock: naive UTC datetimes with whole seconds, as the contract prints them."""
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 _EPOCH = datetime(1970, 1, 1)
 _SECOND = timedelta(seconds=1)
@@ -18,7 +18,26 @@ def to_epoch(moment: datetime) -> int:
     return (moment - _EPOCH) // _SECOND
 
 
-def stored_instant(value):
-    """A DATETIME column of a raw row: SQLite hands it back as text, Postgres as a datetime
-    (None stays None)."""
-    return datetime.fromisoformat(value) if isinstance(value, str) else value
+RFC3339 = "%Y-%m-%dT%H:%M:%SZ"     # the contract's instants: UTC, whole seconds
+
+
+def rfc3339(moment: datetime) -> str:
+    """The instant as the contract writes it; an aware datetime is converted to UTC first."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc)
+    return moment.strftime(RFC3339)
+
+
+def stored_date(value) -> date | None:
+    """A date column's value as a date: SQLite hands back text where peewee does not convert
+    (aggregates, raw rows), Postgres a date; None stays None."""
+    if value is None or isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value))
+
+
+def stored_instant(value) -> datetime | None:
+    """A DATETIME column's value as a datetime (SQLite: text where peewee does not convert)."""
+    if isinstance(value, str):
+        return datetime.fromisoformat(value)
+    return value

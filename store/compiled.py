@@ -1,21 +1,27 @@
-"""SQL text made once per database kind and run again with fresh values, always bound.
+"""SQL text made once per database kind and run again with fresh values, always bound: the one
+SQL-text layer of the store.
 
 Building SQL through peewee costs more than running a small indexed query (GET /reports/{id})
 and more than the database work when ingest writes a report of thousands of records; here a
-statement's text is made once and kept in one cache. Two ways to write it: Compiled for a query
-written with peewee, statement() and insert_rows for the ingest writes peewee builds value by
-value (multi-row inserts and upserts), where only the models' table and column names, quoted,
-enter the text. What it costs: a change to a model's columns needs no change here, but a
-statement's text is only ever built from names and `?` marks, never from a value.
+statement's text is made once and kept in one cache. Three ways to write it: Compiled for a
+query written with peewee; statement() and insert_rows for the ingest writes peewee builds value
+by value (multi-row inserts and upserts), where only the models' table and column names, quoted,
+enter the text with a `?` per value; and for hand-written statements whose values repeat (the
+metering upserts), `:name` marks that run_named() and Prepared turn into the same positional
+marks once. What it costs: a statement's text is only ever built from names and marks, never
+from a value.
 """
 from __future__ import annotations
 
+import functools
+import re
+import weakref
 from itertools import chain
 
 from peewee import (BigIntegerField, CharField, FloatField, ForeignKeyField, IntegerField,
                     TextField)
 
-from store import db
+from store import db, is_postgres
 
 BATCH = 500             # rows per INSERT: far below the parameter limits of SQLite and Postgres
 # Fields whose db_value leaves a value of the right Python type as it is (JSON and dates convert).
@@ -79,6 +85,11 @@ def execute(key, build, params=()):
     return db.execute_sql(statement(key, build), params)
 
 
+def columns(model) -> list:
+    """The model's fields in the order `SELECT *` gives them (model.select() with no fields)."""
+    return model._meta.sorted_fields
+
+
 def row(model, fields, values):
     """A model instance from a row selected in `fields` order (not dirty: nothing to save)."""
     instance = model(**{f.name: f.python_value(value) for f, value in zip(fields, values)})
@@ -123,3 +134,49 @@ def insert_rows(model, fields, rows, *, conflict=(), add=(), ignore=False, conve
             params = [value if c is None else c(value) for each in chunk
                       for (_, c), value in zip(convert, each)]
         db.execute_sql(head + ", ".join([one] * len(chunk)) + end, params)
+
+
+# Statements written with named values (:name), for the hand-written ones whose values repeat.
+_NAMED = re.compile(r"(?<![:\w]):([a-z_]+)")
+
+
+@functools.lru_cache(maxsize=None)
+def positional(statement: str, mark: str = "?") -> tuple[str, tuple[str, ...]]:
+    """The statement with each :name as `mark`, and the names in the order they appear."""
+    names = tuple(found[1] for found in _NAMED.finditer(statement))
+    return _NAMED.sub(mark, statement), names
+
+
+def run_named(database, statement: str, params: dict):
+    """The cursor of a :name statement on the database, its values bound from params."""
+    text, names = positional(statement, database.param)
+    return database.execute_sql(text, [params[name] for name in names])
+
+
+class Prepared:
+    """A :name statement of every request that Postgres plans once per pooled connection:
+    planning such a statement costs more than running it. SQLite runs it as it is.
+
+    What it costs to keep correct: PREPARE runs outside any transaction (the request's first
+    statement on a connection in autocommit), or a rollback would take it back unnoticed.
+    """
+
+    def __init__(self, name: str, statement: str, types: dict[str, str]):
+        """types: each parameter's Postgres type, in the order PREPARE numbers them."""
+        number = {arg: n for n, arg in enumerate(types, 1)}
+        self.statement = statement
+        self.types = tuple(types)
+        self.prepare = "PREPARE {} ({}) AS {}".format(
+            name, ", ".join(types.values()),
+            _NAMED.sub(lambda m: f"${number[m[1]]}", statement))
+        self.execute = "EXECUTE {} ({})".format(name, ", ".join(["%s"] * len(types)))
+        self._ready = weakref.WeakSet()      # the pooled connections that hold it
+
+    def run(self, database, params: dict):
+        if not is_postgres():
+            return run_named(database, self.statement, params)
+        connection = database.connection()
+        if connection not in self._ready:
+            database.execute_sql(self.prepare)
+            self._ready.add(connection)
+        return database.execute_sql(self.execute, [params[arg] for arg in self.types])

@@ -8,11 +8,38 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from typing import NamedTuple
 
+from store.alert_types import LABELS
 from store.models import Event
 
 FIELDS = (Event.id, Event.type, Event.severity, Event.title, Event.detail, Event.domain,
           Event.link, Event.acknowledged, Event.cleared_at, Event.created_at)
+
+
+class EventRow(NamedTuple):
+    """A row of FIELDS."""
+    id: str
+    type: str
+    severity: str
+    title: str
+    detail: str
+    domain: str
+    link: str | None
+    acknowledged: bool
+    cleared_at: datetime | None
+    created_at: datetime
+
+
+def shape(event) -> dict:
+    """The event as /events shows it (the contract); webhooks, e-mail and `rua event list` add
+    fields to this, never change one. `event`: an EventRow or an Event; handled (acknowledged
+    on the wire) once acknowledged or its condition cleared."""
+    return {"id": event.id, "type": event.type, "type_label": LABELS.get(event.type, event.type),
+            "severity": event.severity, "title": event.title, "detail": event.detail,
+            "domain": event.domain, "link": event.link,
+            "acknowledged": bool(event.acknowledged) or event.cleared_at is not None,
+            "created_at": event.created_at}
 
 
 @dataclass(frozen=True)
@@ -36,11 +63,12 @@ def _where(org_id: str, wanted: EventFilter):
     return condition
 
 
-def page(org_id: str, wanted: EventFilter, limit: int, offset: int) -> list[tuple]:
-    """Rows of FIELDS, newest first (id breaks ties)."""
-    return list(Event.select(*FIELDS).where(_where(org_id, wanted))
-                .order_by(Event.created_at.desc(), Event.id.desc())
-                .limit(limit).offset(offset).tuples())
+def page(org_id: str, wanted: EventFilter, limit: int, offset: int) -> list[EventRow]:
+    """The matching events, newest first (id breaks ties)."""
+    rows = (Event.select(*FIELDS).where(_where(org_id, wanted))
+            .order_by(Event.created_at.desc(), Event.id.desc())
+            .limit(limit).offset(offset).tuples())
+    return [EventRow._make(row) for row in rows]
 
 
 def count(org_id: str, wanted: EventFilter) -> int:

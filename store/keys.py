@@ -5,7 +5,7 @@ import secrets
 
 from store import db
 from store.ids import encode
-from store.sql import Prepared
+from store.compiled import Prepared
 
 KEY_PREFIX = "rua_"
 KEY_BODY = 40

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
+from typing import NamedTuple
 
 from peewee import JOIN, fn
 
 from store.addresses import canonical_ip
-from store.clock import to_epoch
+from store.clock import stored_date, to_epoch
 from store.compiled import Compiled, raw_rows
 from store.models import DomainDay, Record, Report, Source
 
@@ -16,6 +17,25 @@ SUMMARY_COLUMNS = (Report.id, Report.report_id, Report.org_name, Report.domain,
                    Report.total_messages, Report.compliant_messages, Report.compliance_rate,
                    Report.p, Report.date_begin, Report.date_end, Report.received_at,
                    Report.day_begin, Report.day_end)
+
+
+class SummaryRow(NamedTuple):
+    """A row of SUMMARY_COLUMNS as the driver returns it: SQLite gives DATETIME and DATE
+    columns as text, Postgres as datetime and date."""
+    id: str
+    report_id: str
+    org_name: str
+    domain: str
+    total_messages: int
+    compliant_messages: int
+    compliance_rate: float
+    policy_p: str
+    date_begin: int             # epoch seconds, as the reporter gave them
+    date_end: int
+    received_at: object
+    day_begin: object
+    day_end: object
+
 # String sorts are case-insensitive (indexes on lower(...) in store/models.py serve them).
 REPORT_SORTS = {
     "date_end": Report.date_end,
@@ -78,14 +98,15 @@ _PAGES: dict = {}
 COMPILED_DOMAINS = 8     # up to this many matched domains, a page shape's SQL is built once
 
 
-def report_rows(org_id: str, f: ReportFilter, limit: int, offset: int) -> list[tuple]:
-    """One page of report summaries (raw SUMMARY_COLUMNS rows) matching f (domains set).
+def report_rows(org_id: str, f: ReportFilter, limit: int, offset: int) -> list[SummaryRow]:
+    """One page of report summaries matching f (domains set).
 
     Common shapes (domains, result, source IP, any order) run SQL built once per shape; the
     rest (text and date filters) build theirs per request."""
     if (f.org_name or f.search or f.day_from or f.day_to
             or len(f.domains or ()) > COMPILED_DOMAINS):
-        return raw_rows(report_page(org_id, f).limit(limit).offset(offset))
+        rows = raw_rows(report_page(org_id, f).limit(limit).offset(offset))
+        return [SummaryRow._make(row) for row in rows]
     shape = (f.result, bool(f.source_ip), None if f.domains is None else len(f.domains),
              f.sort_by, f.descending)
     compiled = _PAGES.get(shape)
@@ -95,7 +116,7 @@ def report_rows(org_id: str, f: ReportFilter, limit: int, offset: int) -> list[t
     if f.source_ip:
         values["ip"] = f.source_ip
     values.update((f"d{i}", name) for i, name in enumerate(f.domains or ()))
-    return compiled.run(**values)
+    return [SummaryRow._make(row) for row in compiled.run(**values)]
 
 
 def _shaped_page(f: ReportFilter, org, limit, offset, ip=None, **domains):
@@ -160,15 +181,69 @@ DETAIL_COLUMNS = (Report.version, Report.org_name, Report.email, Report.extra_co
                   Report.records_pruned_at)
 RECORD_COLUMNS = (Record.source_ip, Record.count, Record.disposition, Record.dkim, Record.spf,
                   Record.reasons, Record.envelope_to, Record.envelope_from, Record.header_from,
-                  Record.auth_dkim, Record.auth_spf, Record.alignment, Record.classification,
-                  # What enrichment knows of the sender, which the record's evidence names.
-                  Source.service_slug, Source.service_kind, Source.abuse_status,
+                  Record.auth_dkim, Record.auth_spf, Record.alignment, Record.classification)
+# What enrichment knows of the sender, which the record's evidence names (NULL: no Source row).
+SENDER_COLUMNS = (Source.service_slug, Source.service_kind, Source.abuse_status,
                   Source.service_name)
+
+
+class DetailRow(NamedTuple):
+    """A row of DETAIL_COLUMNS; JSON columns as their stored text."""
+    version: str
+    org_name: str
+    email: str
+    extra_contact_info: str
+    report_id: str
+    date_begin: int
+    date_end: int
+    errors: str | None
+    generator: str
+    domain: str
+    adkim: str
+    aspf: str
+    p: str
+    sp: str
+    np: str
+    pct: int | None
+    fo: str
+    testing: str
+    psd: str
+    discovery_method: str
+    parse_warnings: str | None
+    failure_summary: str | None
+    records_pruned_at: object          # when retention deleted the records, or None
+
+
+class SenderRow(NamedTuple):
+    """A record's Source row as its evidence reads it (every field None: no row)."""
+    slug: str | None
+    kind: str | None
+    abuse_status: str | None
+    name: str | None
+
+
+class RecordRow(NamedTuple):
+    """A row of RECORD_COLUMNS with its sender; JSON columns as their stored text."""
+    source_ip: str
+    count: int
+    disposition: str
+    dkim: str
+    spf: str
+    reasons: str | None
+    envelope_to: str
+    envelope_from: str
+    header_from: str
+    auth_dkim: str | None
+    auth_spf: str | None
+    alignment: str | None
+    classification: str
+    sender: SenderRow
 _REPORT = Compiled(lambda id, org: Report.select(*DETAIL_COLUMNS)
                    .where((Report.id == id) & (Report.org == org)))
 # Records are read this many at a time: a worker holds a page, never a whole large report.
 RECORDS_PAGE = 1000
-_RECORD_PAGE = Compiled(lambda id, org, after, size: Record.select(Record.ordinal, *RECORD_COLUMNS)
+_RECORD_PAGE = Compiled(lambda id, org, after, size: Record.select(Record.ordinal, *RECORD_COLUMNS,
+                                                                    *SENDER_COLUMNS)
                         .join(Source, JOIN.LEFT_OUTER,
                               on=(Source.org == Record.org) & (Source.ip == Record.source_ip))
                         .where((Record.report == id) & (Record.org == org)
@@ -176,14 +251,16 @@ _RECORD_PAGE = Compiled(lambda id, org, after, size: Record.select(Record.ordina
                         .order_by(Record.ordinal).limit(size))
 
 
-def report(org_id: str, report_id: str) -> tuple | None:
-    """The report (a DETAIL_COLUMNS tuple) with this canonical id in the org, or None."""
+def report(org_id: str, report_id: str) -> DetailRow | None:
+    """The report with this canonical id in the org, or None."""
     rows = _REPORT.run(id=report_id, org=org_id)
-    return rows[0] if rows else None
+    if not rows:
+        return None
+    return DetailRow._make(rows[0])
 
 
 class RecordPages:
-    """The report's records (RECORD_COLUMNS tuples, in the reporter's order) page by page,
+    """The report's records (RecordRows, in the reporter's order) page by page,
     each page read when reached; iterable again (the first page is kept, so a report of one
     page costs one query however often it is walked)."""
 
@@ -191,11 +268,13 @@ class RecordPages:
         self.org_id, self.report_id, self.size = org_id, report_id, size
         self.first, self.after_first = self._page(-1)
 
-    def _page(self, after: int) -> tuple[list[tuple], int | None]:
+    def _page(self, after: int) -> tuple[list[RecordRow], int | None]:
         """(the page's records, the ordinal to read on from; None after the last page)."""
         rows = _RECORD_PAGE.run(id=self.report_id, org=self.org_id, after=after, size=self.size)
         more = rows[-1][0] if len(rows) == self.size else None
-        return _respelled(self.org_id, [row[1:] for row in rows]), more
+        width = len(RECORD_COLUMNS)
+        records = [RecordRow(*row[1:width + 1], SenderRow._make(row[width + 1:])) for row in rows]
+        return _respelled(self.org_id, records), more
 
     def __iter__(self):
         page, after = self.first, self.after_first
@@ -205,31 +284,27 @@ class RecordPages:
             yield page
 
 
-def records(org_id: str, report_id: str) -> list[tuple]:
-    """The report's records (RECORD_COLUMNS tuples) in the reporter's order, all at once."""
-    return [row for page in RecordPages(org_id, report_id) for row in page]
-
-
-def _respelled(org_id: str, rows: list[tuple]) -> list[tuple]:
+def _respelled(org_id: str, rows: list[RecordRow]) -> list[RecordRow]:
     """Rows with their Source row's columns; a record giving another spelling of its address
     is matched by its canonical text, in one more query and only when there is one."""
-    respelled = {row[0] for row in rows if row[13] is None and canonical_ip(row[0]) != row[0]}
+    respelled = {row.source_ip for row in rows
+                 if row.sender.slug is None and canonical_ip(row.source_ip) != row.source_ip}
     if not respelled:
         return rows
-    known = {ip: rest for ip, *rest in Source.select(
-        Source.ip, Source.service_slug, Source.service_kind, Source.abuse_status,
-        Source.service_name).where(Source.org == org_id, Source.ip.in_(
-            sorted({canonical_ip(ip) for ip in respelled}))).tuples()}
-    return [(*row[:13], *known[canonical_ip(row[0])])
-            if row[0] in respelled and canonical_ip(row[0]) in known else row for row in rows]
+    wanted = sorted({canonical_ip(ip) for ip in respelled})
+    known = {ip: SenderRow._make(rest) for ip, *rest in Source.select(Source.ip, *SENDER_COLUMNS)
+             .where(Source.org == org_id, Source.ip.in_(wanted)).tuples()}
+    found = []
+    for row in rows:
+        canonical = canonical_ip(row.source_ip)
+        if row.source_ip in respelled and canonical in known:
+            row = row._replace(sender=known[canonical])
+        found.append(row)
+    return found
 
 
 def report_date_range(org_id: str) -> tuple[date | None, date | None]:
     earliest = Report.select(fn.MIN(Report.day_begin)).where(Report.org == org_id).scalar()
     latest = Report.select(fn.MAX(Report.day_end)).where(Report.org == org_id).scalar()
-    return _as_date(earliest), _as_date(latest)
+    return stored_date(earliest), stored_date(latest)
 
-
-def _as_date(value):
-    # SQLite hands aggregates back as text.
-    return date.fromisoformat(value) if isinstance(value, str) else value

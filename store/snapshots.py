@@ -12,6 +12,9 @@ from store.encoding import dumps
 from store.models import Snapshot
 
 
+DAY_TOTALS = "day_totals"    # the snapshotter's private cache of day totals; never served
+
+
 @dataclass(frozen=True)
 class Blob:
     body: bytes

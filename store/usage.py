@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from peewee import Case, fn
 
 from store import is_postgres, meter
-from store import events, sql, usage_sql as statements
+from store import compiled, events, usage_sql as statements
 from store.clock import from_epoch
 from store.models import Usage
 
@@ -62,7 +62,7 @@ def abuse_wait(hits: list[tuple[int, int]], now: int, abuse: Abuse) -> int:
 
 
 def _run(statement: str, **params):
-    return sql.run(meter, statement, params)
+    return compiled.run_named(meter, statement, params)
 
 
 def _writing(database):
@@ -185,7 +185,7 @@ def hour_counts(org_id: str, hour: int) -> tuple[int, int, int]:
 def record_near_cap(org_id: str, now: int, limit: int) -> bool:
     """Store the quota_near_cap event of this hour, once; True when it was new."""
     return events.raise_event(
-        org_id, "quota_near_cap", f"quota_near_cap:{hour_of(now)}", severity="warning",
+        org_id, "quota_near_cap", f"quota_near_cap:{hour_of(now)}",
         title="API quota nearly spent",
         detail=f"10% or less of this hour's {limit:,} API requests is left; "
                f"the quota resets at the top of the hour.",

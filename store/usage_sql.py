@@ -1,4 +1,4 @@
-"""The metering statements, written with SQLite's named parameters (:name, see store/sql.py).
+"""The metering statements, written with named values (:name, see store/compiled.py).
 
 A request counts in two rows of "usage": its key's hour and its organization's hour (key '').
 The key's hour row also holds the key's abuse window in `ring`: the requests admitted in each
@@ -14,7 +14,7 @@ tests/store/test_usage.py.
 """
 from __future__ import annotations
 
-from store.sql import Prepared
+from store.compiled import Prepared
 
 SLOTS, BITS = 10, 6
 FIELD = (1 << BITS) - 1

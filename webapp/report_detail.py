@@ -7,10 +7,10 @@ from types import SimpleNamespace
 import orjson
 from orjson import Fragment
 
-from ingest.record_writer import sender_of
-from sources import verdicts
+from rules import verdicts
 from store.clock import stored_instant
 from store.encoding import dumps
+from store.report_queries import DetailRow, RecordRow, SenderRow
 
 
 def _json(text):
@@ -25,41 +25,38 @@ class PerRecord:
         self.shape = shape
 
 
-def _layout(report: tuple) -> list[tuple[str, object]]:
+def layout(report: DetailRow) -> list[tuple[str, object]]:
     """The detail's fields in the contract's order: a value, or PerRecord for a record array."""
-    (version, org_name, email, extra_contact_info, report_id, date_begin, date_end, errors,
-     generator, domain, adkim, aspf, p, sp, np, pct, fo, testing, psd, discovery_method,
-     parse_warnings, failure_summary, records_pruned_at) = report
+    r = report
     return [
-        ("Version", version),
+        ("Version", r.version),
         ("ReportMetadata", {
-            "OrgName": org_name, "Email": email, "ExtraContactInfo": extra_contact_info,
-            "ReportID": report_id, "DateRange": {"Begin": date_begin, "End": date_end},
-            "Errors": _json(errors), "Generator": generator}),
+            "OrgName": r.org_name, "Email": r.email, "ExtraContactInfo": r.extra_contact_info,
+            "ReportID": r.report_id, "DateRange": {"Begin": r.date_begin, "End": r.date_end},
+            "Errors": _json(r.errors), "Generator": r.generator}),
         ("PolicyPublished", {
-            "Domain": domain, "ADKIM": adkim, "ASPF": aspf, "P": p, "SP": sp, "NP": np,
-            "PCT": pct, "FO": fo, "T": testing, "PSD": psd, "DiscoveryMethod": discovery_method}),
+            "Domain": r.domain, "ADKIM": r.adkim, "ASPF": r.aspf, "P": r.p, "SP": r.sp,
+            "NP": r.np, "PCT": r.pct, "FO": r.fo, "T": r.testing, "PSD": r.psd,
+            "DiscoveryMethod": r.discovery_method}),
         ("Records", PerRecord(_record)),
-        ("parse_warnings", _json(parse_warnings)),
-        ("record_classifications", PerRecord(lambda r: r[12])),
+        ("parse_warnings", _json(r.parse_warnings)),
+        ("record_classifications", PerRecord(lambda record: record.classification)),
         ("record_evidence", PerRecord(_Explained())),
-        ("record_alignment", PerRecord(lambda r: _json(r[11]))),
-        ("failure_summary", _json(failure_summary)),
+        ("record_alignment", PerRecord(lambda record: _json(record.alignment))),
+        ("failure_summary", _json(r.failure_summary)),
         # Retention deleted the records (store/retention.py): the arrays above are empty.
-        ("records_pruned_at", stored_instant(records_pruned_at)),
+        ("records_pruned_at", stored_instant(r.records_pruned_at)),
     ]
 
 
-def _record(r: tuple) -> dict:
-    (source_ip, count, disposition, dkim, spf, reasons, envelope_to, envelope_from,
-     header_from, auth_dkim, auth_spf) = r[:11]
+def _record(r: RecordRow) -> dict:
     return {
-        "Row": {"SourceIP": source_ip, "Count": count,
-                "PolicyEvaluated": {"Disposition": disposition, "DKIM": dkim, "SPF": spf,
-                                    "Reason": _json(reasons)}},
-        "Identifiers": {"EnvelopeTo": envelope_to, "EnvelopeFrom": envelope_from,
-                        "HeaderFrom": header_from},
-        "AuthResults": {"DKIM": _json(auth_dkim), "SPF": _json(auth_spf)},
+        "Row": {"SourceIP": r.source_ip, "Count": r.count,
+                "PolicyEvaluated": {"Disposition": r.disposition, "DKIM": r.dkim,
+                                    "SPF": r.spf, "Reason": _json(r.reasons)}},
+        "Identifiers": {"EnvelopeTo": r.envelope_to, "EnvelopeFrom": r.envelope_from,
+                        "HeaderFrom": r.header_from},
+        "AuthResults": {"DKIM": _json(r.auth_dkim), "SPF": _json(r.auth_spf)},
     }
 
 
@@ -70,10 +67,8 @@ class _Explained:
     def __init__(self):
         self.memo: dict = {}
 
-    def __call__(self, r: tuple) -> dict:
-        (dkim, spf, reasons, auth_dkim, auth_spf, alignment) = (r[3], r[4], r[5], r[9], r[10],
-                                                                 r[11])
-        key = (dkim, spf, reasons, auth_dkim, auth_spf, alignment, tuple(r[13:]))
+    def __call__(self, r: RecordRow) -> dict:
+        key = (r.dkim, r.spf, r.reasons, r.auth_dkim, r.auth_spf, r.alignment, r.sender)
         found = self.memo.get(key)
         if found is None:
             if len(self.memo) >= self.KEPT:
@@ -82,19 +77,12 @@ class _Explained:
         return found
 
 
-def report_detail(report: tuple, records) -> dict:
-    """GET /reports/{id} from a queries.DETAIL_COLUMNS tuple and RECORD_COLUMNS tuples."""
-    records = list(records)
-    return {name: [value.shape(r) for r in records] if isinstance(value, PerRecord) else value
-            for name, value in _layout(report)}
-
-
-def detail_chunks(report: tuple, pages) -> Iterator[bytes]:
-    """The same body as JSON bytes, a piece at a time: `pages` (iterable again, each time
-    giving lists of RECORD_COLUMNS tuples) is walked once per record array, so memory holds
-    a page, not the report."""
+def detail_chunks(report: DetailRow, pages) -> Iterator[bytes]:
+    """GET /reports/{id}'s body as JSON bytes, a piece at a time: `pages` (iterable again,
+    each time giving lists of RecordRows) is walked once per record array, so memory holds a
+    page, not the report."""
     separator = b"{"
-    for name, value in _layout(report):
+    for name, value in layout(report):
         if not isinstance(value, PerRecord):
             yield separator + dumps(name) + b":" + dumps(value)
         else:
@@ -109,15 +97,12 @@ def detail_chunks(report: tuple, pages) -> Iterator[bytes]:
     yield b"}"
 
 
-def _evidence(dkim, spf, reasons, auth_dkim, auth_spf, alignment, sender) -> dict:
-    """The rule that classified a record and its facts, with the sender its verdict used
-    (the Source row's slug, kind, abuse status and name; None when there is no row)."""
+def _evidence(dkim, spf, reasons, auth_dkim, auth_spf, alignment, sender: SenderRow) -> dict:
+    """The rule that classified a record and its facts, with the sender its verdict used."""
     record = SimpleNamespace(dkim=dkim, spf=spf, reasons=_loads(reasons),
                              auth_dkim=_loads(auth_dkim), auth_spf=_loads(auth_spf))
-    slug, kind, status, name = sender or (None, None, None, None)
-    found = sender_of(slug, kind, status)
-    return verdicts.explain_record(record, _loads(alignment), verdicts.Sender(
-        found.kind, found.reputation, name if slug else None))
+    found = verdicts.sender(sender.kind, sender.abuse_status, sender.name)
+    return verdicts.explain_record(record, _loads(alignment), found)
 
 
 def _loads(text):

@@ -23,18 +23,21 @@ CSV_COLUMNS = ("id", "report_id", "org_name", "domain", "total_messages", "compl
                "compliance_rate", "policy_p", "date_begin", "date_end")
 
 
-def report_summary(row) -> dict:
-    """One raw row of the report list (SUMMARY_COLUMNS order) in the contract's shape."""
-    return {"id": row[0], "report_id": row[1], "org_name": row[2], "domain": row[3],
-            "total_messages": row[4], "compliant_messages": row[5], "compliance_rate": row[6],
-            "policy_p": row[7], "date_begin": _EPOCH + timedelta(seconds=row[8]),
-            "date_end": _EPOCH + timedelta(seconds=row[9]),
-            "received_at": stored_instant(row[10])}
+def report_summary(row: queries.SummaryRow) -> dict:
+    """One row of the report list in the contract's shape."""
+    return {"id": row.id, "report_id": row.report_id, "org_name": row.org_name,
+            "domain": row.domain, "total_messages": row.total_messages,
+            "compliant_messages": row.compliant_messages,
+            "compliance_rate": row.compliance_rate, "policy_p": row.policy_p,
+            "date_begin": _EPOCH + timedelta(seconds=row.date_begin),
+            "date_end": _EPOCH + timedelta(seconds=row.date_end),
+            "received_at": stored_instant(row.received_at)}
 
 
-def csv_row(row) -> dict:
+def csv_row(row: queries.SummaryRow) -> dict:
     """The CSV subset of a summary: no received_at, the window as UTC days."""
-    return {**report_summary(row), "date_begin": _day(row[11]), "date_end": _day(row[12])}
+    return {**report_summary(row), "date_begin": _day(row.day_begin),
+            "date_end": _day(row.day_end)}
 
 
 _EPOCH = datetime(1970, 1, 1)      # naive UTC, as store.clock.from_epoch, without its cost

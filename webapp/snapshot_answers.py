@@ -13,7 +13,8 @@ from datetime import timezone
 from flask import Response, current_app, g, request
 from werkzeug.http import http_date, quote_etag
 
-from snapshotter import freshness, jobs, locks
+from snapshotter import freshness, jobs
+from store import locks
 from store import snapshots
 from store.compiled import Compiled
 from store.models import Domain, DomainDay, Organization

@@ -10,7 +10,7 @@ from webapp.auth import requires
 from webapp.errors import ApiError
 from webapp.memo import remember
 from webapp.paging import envelope
-from webapp.statistics import rate
+from rules.rates import rate
 
 bp = Blueprint("sources", __name__)
 UNCHECKED = {"status": "unknown", "listed_on": [], "checked_at": None}

@@ -3,17 +3,13 @@ from __future__ import annotations
 
 from flask import Blueprint, g, request
 
+from rules.rates import rate
 from store import queries
 from webapp import params
 from webapp.auth import requires
 from webapp.memo import remember
 
 bp = Blueprint("statistics", __name__)
-
-
-def rate(part: int, whole: int) -> float:
-    """A percentage 0-100 rounded to 2 decimals; 0 when there is nothing to divide."""
-    return round(100.0 * part / whole, 2) if whole else 0.0
 
 
 @bp.get("/statistics")

@@ -14,7 +14,7 @@ NOW = datetime(2026, 3, 1, 12, 0, 0)
 
 def feed(org):
     for n, key in enumerate(("a", "b", "c")):
-        events.raise_event(org.id, "no_reports", f"no_reports:{key}.example", severity="warning",
+        events.raise_event(org.id, "no_reports", f"no_reports:{key}.example",
                            title=f"No reports for {key}.example", domain=f"{key}.example",
                            now=NOW + timedelta(hours=n))
     events.clear(org.id, ["no_reports:a.example"], NOW + timedelta(days=1))
@@ -40,7 +40,7 @@ def test_event_list_open_in_json_and_ack_takes_one_out(rua, acme):
     assert lines[0] == {"id": ids["c.example"], "type": "no_reports",
                         "type_label": "No reports received", "severity": "warning",
                         "title": "No reports for c.example", "detail": "",
-                        "domain": "c.example", "link": None, "state": "open",
+                        "domain": "c.example", "link": None, "acknowledged": False, "state": "open",
                         "created_at": "2026-03-01T14:00:00Z", "cleared_at": None}
     Organization.update(dirty_since=None).execute()
     assert ok(rua("event", "ack", ids["c.example"].lower())) == [

@@ -11,7 +11,7 @@ from tests.servers import ROOT
 HEAVY_PACKAGES = {"lxml", "dns", "geoip2fast", "maxminddb", "flask", "werkzeug", "apscheduler",
                   "standardwebhooks", "cryptography", "publicsuffixlist", "imapclient"}
 HEAVY_MODULES = {"store.models", "ingest.pipeline", "notify.webhook", "notify.drain",
-                 "demo.reports", "snapshotter.jobs", "snapshotter.scheduler", "sources.jobs",
+                 "demo.reports", "snapshotter.jobs", "jobs.scheduler", "jobs.table", "sources.jobs",
                  "dnscheck.jobs"}
 
 LOADED_AFTER = """

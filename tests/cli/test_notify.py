@@ -34,7 +34,7 @@ def add_hook(rua, receiver, *options) -> tuple[str, str]:
 
 
 def alert(org, type_="dns_record_missing", key="example.com"):
-    events.raise_event(org.id, type_, f"{type_}:{key}", severity="critical",
+    events.raise_event(org.id, type_, f"{type_}:{key}",
                        title=f"No SPF record for {key}", domain=key)
 
 

@@ -7,11 +7,9 @@ from datetime import datetime, timedelta
 import pytest
 from click.testing import CliRunner
 
-from snapshotter.jobs import enrich_sources
 from sources import jobs
 from sources.enrich import Signals
 from store import db, events
-from store import report_queries as queries
 from store.addresses import canonical_ip
 from store.clock import from_epoch, utcnow
 from store.models import DailyRollup, Event, Record, Report, Source, SourceDomain
@@ -20,7 +18,7 @@ from tests.dnscheck.conftest import _dns_server_session, dns_config, dns_server 
 from tests.factories import make_domain, make_org, make_report
 from tests.sources.test_geo import write
 from tests.sources.zones import dnsbl_lines, ptr_lines, reverse_origin
-from webapp.report_detail import report_detail
+from tests.webapp.helpers import detail_at_once
 
 V4 = reverse_origin("198.51.100.0/24")
 SES, OWN, LISTED, FORWARDER, SPOOF = ("198.51.100.20", "198.51.100.40", "198.51.100.66",
@@ -164,9 +162,9 @@ def test_events_are_raised_once_and_cleared_when_the_condition_goes(acme, rua_so
 
 def test_one_event_per_ip_of_earlier_versions_gives_way_to_the_domains(acme, rua_sources):
     events.raise_event(acme.id, "unauthorized_sender", f"unauthorized_sender:{SPOOF}",
-                       severity="critical", title="old")
+                       title="old")
     events.raise_event(acme.id, "unauthorized_sender", "unauthorized_sender:2001:db8::30",
-                       severity="critical", title="old")
+                       title="old")
     ok(rua_sources("refresh", "--ip", SPOOF))
     assert [key for key in open_events() if key.startswith("unauthorized_sender:")] == [
         "unauthorized_sender:example.com"]
@@ -184,7 +182,7 @@ def test_offline_nothing_is_looked_up_or_stored(acme, rua_sources, dns_server):
     assert result.exit_code == 0 and "RUA_OFFLINE" in result.stderr
     assert not Source.select().where(Source.enriched_at.is_null(False)).exists()
     assert not dns_server.asked(f"{V4}")
-    assert enrich_sources(utcnow(), jobs_config(offline=True)) is None
+    assert jobs.scheduled(utcnow(), jobs_config(offline=True)) is None
 
 
 def jobs_config(offline):
@@ -209,7 +207,7 @@ def test_new_sources_are_due_first_and_enriched_ones_again_after_a_day(acme, wor
     assert jobs.due(now) == [] and jobs.due(now + timedelta(hours=23)) == []
     later = now + timedelta(days=1, minutes=1)
     assert len(jobs.due(later)) == 5
-    assert enrich_sources(later, world).sources == 5
+    assert jobs.scheduled(later, world).sources == 5
     assert source(SES).enriched_at == later
 
 
@@ -260,7 +258,7 @@ def test_the_corpus_enriched_keeps_every_total_and_forwarded_count_equal_to_its_
     assert {e.domain for e in Event.select().where(
         Event.type == "unauthorized_sender", Event.cleared_at.is_null())} == unauthorized
     for report in Report.select().where(Report.org == org):
-        body = report_detail(queries.report(org.id, report.id), queries.records(org.id, report.id))
+        body = detail_at_once(org.id, report.id)
         assert [e["rule"] for e in body["record_evidence"]] == body["record_classifications"]
 
 

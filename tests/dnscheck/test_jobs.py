@@ -191,10 +191,11 @@ def test_unstored_checks_touch_no_row(dns_server, check_config, domain):
 
 def test_the_hourly_job_checks_then_refreshes_the_organizations_it_changed(
         dns_server, check_config, domain):
-    from snapshotter.jobs import check_dns
+    from jobs.table import job_table
     from store import snapshots
     serve(dns_server, "good.example")
-    result = check_dns(NOW, check_config)
+    [check_dns] = [job for name, job, _ in job_table(check_config) if name == "dns"]
+    result = check_dns(NOW)
     assert [c.domain for c in result.checks] == ["good.example"]
     health = json.loads(snapshots.get(domain.org_id, "health", "good.example").body)
     assert health["dns"]["spf"]["status"] == "ok"
@@ -202,6 +203,5 @@ def test_the_hourly_job_checks_then_refreshes_the_organizations_it_changed(
 
 
 def test_the_hourly_job_does_nothing_offline(dns_server, check_config, domain):
-    from snapshotter.jobs import check_dns
-    assert check_dns(NOW, check_config.replace(offline=True)) is None
+    assert jobs.scheduled(NOW, check_config.replace(offline=True)) is None
     assert dns_server.asked() == [] and Domain.get_by_id(domain.id).dns_checked_at is None

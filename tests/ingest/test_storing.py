@@ -8,7 +8,7 @@ import pytest
 from peewee import fn
 
 from ingest.model import ReportError
-from ingest.storing import store_report, window_days
+from ingest.storing import store_report
 from store.clock import to_epoch
 from store.models import DailyRollup, Domain, DomainDay, Organization, Record, Report, Source
 from tests.factories import make_domain, make_org, make_record, make_report, parsed_report
@@ -132,20 +132,6 @@ def test_compliance_rate_is_a_percentage_rounded_to_two_decimals(database):
 def test_a_report_of_zero_messages_has_rate_zero(database):
     report = make_report(make_org(), records=[{"count": 0}])
     assert (report.total_messages, report.compliance_rate) == (0, 0.0)
-
-
-@pytest.mark.parametrize("begin, end, day_begin, day_end, rollup_day", [
-    ("2024-03-05 00:00:00", "2024-03-06 00:00:00", "2024-03-05", "2024-03-05", "2024-03-05"),
-    ("2024-03-05 00:00:00", "2024-03-05 23:59:59", "2024-03-05", "2024-03-05", "2024-03-05"),
-    ("2024-03-05 10:00:00", "2024-03-06 10:00:00", "2024-03-05", "2024-03-06", "2024-03-05"),
-    ("2024-03-05 14:00:00", "2024-03-06 14:00:00", "2024-03-05", "2024-03-06", "2024-03-06"),
-    ("2024-03-05 00:00:00", "2024-03-08 00:00:00", "2024-03-05", "2024-03-07", "2024-03-06"),
-    ("2024-03-05 00:00:00", "2024-03-05 00:00:00", "2024-03-05", "2024-03-05", "2024-03-05"),
-])
-def test_an_end_at_midnight_belongs_to_the_day_before(begin, end, day_begin, day_end, rollup_day):
-    epoch = lambda text: to_epoch(dt.datetime.fromisoformat(text))  # noqa: E731
-    assert window_days(epoch(begin), epoch(end)) == tuple(
-        dt.date.fromisoformat(d) for d in (day_begin, day_end, rollup_day))
 
 
 def test_a_window_outside_any_calendar_is_refused(database):
@@ -377,7 +363,7 @@ def test_what_enrichment_knows_of_a_source_shapes_its_classification(database):
     org = make_org()
     seen = dt.datetime(2024, 3, 1)
     Source.create(org=org, ip="192.0.2.10", first_seen=seen, last_seen=seen,
-                  service_slug="mailchimp", abuse_status="clean")
+                  service_slug="mailchimp", service_kind="esp", abuse_status="clean")
     Source.create(org=org, ip="192.0.2.11", first_seen=seen, last_seen=seen,
                   abuse_status="malicious")
     unsigned = {"dkim": "fail", "spf": "fail", "auth_dkim": None,

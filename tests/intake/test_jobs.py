@@ -4,8 +4,9 @@ from __future__ import annotations
 import os
 
 from config import Config
-from snapshotter import locks
-from snapshotter.scheduler import fetch_jobs, job_table, run_exclusive
+from store import locks
+from jobs.scheduler import run_exclusive
+from jobs.table import fetch_jobs, job_table
 from store.models import Organization, Report
 from tests.intake.conftest import make_maildir, report_mail
 

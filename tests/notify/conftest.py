@@ -59,6 +59,6 @@ def hook(org, receiver):
 
 def raise_alert(org, key: str = "example.com", type_: str = "dns_record_missing",
                 now: datetime = NOW) -> bool:
-    return events.raise_event(org.id, type_, f"{type_}:{key}", severity="critical",
+    return events.raise_event(org.id, type_, f"{type_}:{key}",
                               title=f"No SPF record for {key}", detail="Publish one.",
                               domain=key, link=f"/domains/{key}/dns", now=now)

@@ -22,7 +22,7 @@ RAISE_THEN_HANG = textwrap.dedent("""
     from store import events, open_db
     with open_db(sys.argv[1]).connection_context():
         events.raise_event(sys.argv[2], "no_reports", "no_reports:example.com",
-                           severity="warning", title="No reports for 3 days",
+                           title="No reports for 3 days",
                            domain="example.com")
     print("committed", flush=True)
     time.sleep(60)

@@ -144,8 +144,8 @@ def test_concurrent_drains_send_each_row_once(org, hook, receiver, config, clock
 
 
 def test_the_scheduler_job_sends_due_alerts(org, hook, receiver, config):
-    from snapshotter import scheduler
+    from jobs import scheduler, table
     raise_alert(org, now=utcnow())
-    [job] = [job for name, job, _ in scheduler.job_table(config) if name == "notify"]
+    [job] = [job for name, job, _ in table.job_table(config) if name == "notify"]
     assert scheduler.run_exclusive("notify", job, config)
     assert [i for i, _ in receiver.accepted] == [Outbox.get().webhook_id]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from snapshotter import locks
+from store import locks
 from store import db
 
 MOST_SLOTS = 8      # the largest plan's cap: holding n slots takes the lowest n under any cap

@@ -80,7 +80,7 @@ def test_ingest_with_snapshot_refreshes_what_it_touched_right_after(rua, tmp_pat
 
 
 def test_scheduler_once_runs_one_job_under_its_lock_for_cron(rua, config):
-    from snapshotter import locks
+    from store import locks
     dirty = make_org()
     report_on(dirty, "example.com", TODAY, [{"count": 3}])
     with locks.exclusive("job.dirty", config.lock_dir) as held:

@@ -7,6 +7,7 @@ import pytest
 
 from snapshotter import conditions as c
 from snapshotter.model import Policy, Tally
+from store.alert_types import SEVERITY
 
 TODAY = date(2026, 3, 31)
 NOW = datetime(2026, 3, 31, 12, 0, 0)
@@ -24,7 +25,7 @@ def days_of(recent_rate: float, before_rate: float, per_day: int = 100) -> dict:
 def test_compliance_ten_points_below_the_thirty_days_before_raises_a_warning():
     out = c.compliance_drop("example.com", days_of(85, 95), TODAY)
     [raised] = out.raised
-    assert (raised.type, raised.key, raised.severity, raised.domain) == (
+    assert (raised.type, raised.key, SEVERITY[raised.type], raised.domain) == (
         "compliance_drop", "compliance_drop:example.com", "warning", "example.com")
     assert raised.title == "DMARC compliance of example.com fell from 95% to 85%"
     assert out.cleared == []
@@ -52,7 +53,7 @@ def policies(*entries):
 def test_a_changed_p_in_the_reports_raises_policy_changed_with_the_dns_checks_key():
     out = c.policy_change("example.com", policies((20, "none"), (2, "reject")), TODAY)
     [raised] = out.raised
-    assert (raised.key, raised.severity) == ("policy_changed:example.com", "info")
+    assert (raised.key, SEVERITY[raised.type]) == ("policy_changed:example.com", "info")
     assert raised.title == "DMARC policy of example.com changed from p=none to p=reject"
 
 
@@ -100,7 +101,7 @@ def test_parse_warnings_raise_once_per_reporter_domain_and_day():
     out = c.parse_warnings(latest(2), set(), set())
     [raised] = out.raised
     prefix = c.parse_warnings_prefix("example.com", "Receiver, Inc.")
-    assert raised.key == prefix + "2026-03-31" and raised.severity == "info"
+    assert raised.key == prefix + "2026-03-31" and SEVERITY[raised.type] == "info"
     assert c.parse_warnings(latest(1), {raised.key}, set()).raised == []      # still open
     assert c.parse_warnings(latest(1), set(), {raised.key}).raised == []      # cleared today
 

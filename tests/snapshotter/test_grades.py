@@ -1,7 +1,8 @@
 """Grade bands, health states, policy strength and rate rounding: every edge of the rules."""
 import pytest
 
-from snapshotter.grades import grade, health_state, policy_name, policy_strength, rate, whole
+from rules.rates import rate
+from snapshotter.grades import grade, health_state, policy_name, policy_strength, whole
 from snapshotter.model import Policy
 
 

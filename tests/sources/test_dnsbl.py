@@ -5,7 +5,7 @@ import pytest
 
 from dnscheck.resolver import FOUND, MISSING, UNKNOWN, Answer, Lookup
 from sources import dnsbl
-from sources.dnsbl import ERROR, IPV4, IPV6, LISTED, NOT_LISTED, Outcome, outcome, query_name
+from sources.dnsbl import ERROR, IPV4, IPV6, LISTED, NOT_LISTED, ZoneAnswer, outcome, query_name
 from tests.sources.zones import dnsbl_lines
 
 SPAMMER, SPAMMER6, CLEAN = "192.0.2.66", "2001:db8::66", "192.0.2.1"
@@ -38,8 +38,8 @@ def test_what_an_answer_means(answer, state):
     assert outcome("zen.spamhaus.org", answer).state == state
 
 
-def _seen(state: str) -> Outcome:
-    return Outcome("z", state, ("127.0.0.2",) if state == LISTED else ())
+def _seen(state: str) -> ZoneAnswer:
+    return ZoneAnswer("z", state, ("127.0.0.2",) if state == LISTED else ())
 
 
 def _pair(listed: str, not_listed: str, v6_listed: str = NOT_LISTED, v6_not: str = NOT_LISTED):

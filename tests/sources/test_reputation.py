@@ -5,14 +5,15 @@ from datetime import datetime, timezone
 
 import pytest
 
-from sources.dnsbl import ERROR, LISTED, NOT_LISTED, UNKNOWN, Outcome
-from sources.reputation import abuse_status, blocklist, reputation, rfc3339
+from sources.dnsbl import ERROR, LISTED, NOT_LISTED, UNKNOWN, ZoneAnswer
+from sources.reputation import abuse_status, blocklist, reputation
+from store.clock import rfc3339
 
 NOW = datetime(2026, 11, 25, 4, 30, 15, 123456, tzinfo=timezone.utc)
 
 
-def seen(zone: str, state: str, *codes: str) -> Outcome:
-    return Outcome(zone, state, codes or (("127.0.0.2",) if state == LISTED else ()))
+def seen(zone: str, state: str, *codes: str) -> ZoneAnswer:
+    return ZoneAnswer(zone, state, codes or (("127.0.0.2",) if state == LISTED else ()))
 
 
 @pytest.mark.parametrize("outcomes, status", [

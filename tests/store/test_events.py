@@ -18,7 +18,7 @@ LATER = NOW + datetime.timedelta(hours=1)
 
 def raise_missing(org_id, now=NOW, domain="example.com"):
     return events.raise_event(org_id, "dns_record_missing", f"dns_record_missing:{domain}:spf",
-                              severity="critical", title=f"SPF record of {domain} is missing",
+                              title=f"SPF record of {domain} is missing",
                               detail="Publish one.", domain=domain, now=now)
 
 
@@ -67,7 +67,7 @@ def test_open_keys_match_the_prefix_literally(database):
     org = make_org()
     raise_missing(org.id)
     raise_missing(org.id, domain="other.example")
-    events.raise_event(org.id, "dnsXrecord", "dnsXrecord_missing:example.com", severity="info",
+    events.raise_event(org.id, "new_sender", "dnsXrecord_missing:example.com",
                        title="t", now=NOW)
     assert events.open_keys(org.id, "dns_record_missing:example.com:") == {
         "dns_record_missing:example.com:spf"}
@@ -118,14 +118,14 @@ def test_migration_5_closes_duplicate_open_events_keeping_the_oldest(tmp_path, m
 @pytest.mark.parametrize("title_length", [300])
 def test_a_long_title_is_cut_to_the_column(database, title_length):
     org = make_org()
-    events.raise_event(org.id, "policy_changed", "policy_changed:example.com", severity="info",
+    events.raise_event(org.id, "policy_changed", "policy_changed:example.com",
                        title="x" * title_length, now=NOW)
     assert len(open_events(org.id)[0].title) == 255
 
 
 def test_a_refresh_that_shows_its_own_changes_can_leave_the_organization_clean(database):
     org = make_org()
-    assert events.raise_event(org.id, "no_reports", "no_reports:example.com", severity="warning",
+    assert events.raise_event(org.id, "no_reports", "no_reports:example.com",
                               title="t", now=NOW, mark=False)
     assert events.clear(org.id, ["no_reports:example.com"], LATER, mark=False) == 1
     assert Organization.get_by_id(org.id).dirty_since is None
@@ -148,7 +148,7 @@ def test_acknowledging_marks_the_event_handled_once_and_the_organization_dirty(d
 def test_the_feed_query_reads_days_inclusively_and_handled_as_acknowledged_or_cleared(database):
     org = make_org()
     for n in range(3):
-        events.raise_event(org.id, "new_sender", f"k{n}", severity="info", title=f"t{n}",
+        events.raise_event(org.id, "new_sender", f"k{n}", title=f"t{n}",
                            now=NOW + datetime.timedelta(days=n, hours=11))
     events.clear(org.id, ["k0"], LATER)
     wanted = event_queries.EventFilter(first=NOW.date(), last=NOW.date()
@@ -157,3 +157,15 @@ def test_the_feed_query_reads_days_inclusively_and_handled_as_acknowledged_or_cl
     handled = event_queries.EventFilter(handled=True)
     assert event_queries.count(org.id, handled) == 1
     assert event_queries.count(org.id, event_queries.EventFilter(handled=False)) == 2
+
+
+def test_one_shape_for_every_reader_counts_a_cleared_event_as_handled(database):
+    from notify.message import event_fields
+    from store.event_queries import EventFilter, page, shape
+    org = make_org()
+    raise_missing(org.id)
+    events.clear(org.id, ["dns_record_missing:example.com:spf"], NOW)
+    [row] = page(org.id, EventFilter(), 10, 0)
+    stored = Event.get_by_id(row.id)
+    assert shape(row) == shape(stored) and shape(row)["acknowledged"] is True
+    assert event_fields(stored, "Acme") == {**shape(row), "organization": "Acme"}

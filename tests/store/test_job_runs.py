@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from snapshotter import locks
-from snapshotter.scheduler import run_exclusive
+from store import locks
+from jobs.scheduler import run_exclusive
 from store import job_runs
 
 NOON = datetime(2026, 11, 26, 12, 0, 0, tzinfo=timezone.utc)

@@ -5,10 +5,9 @@ import multiprocessing
 
 import pytest
 
-import store
 from store import open_db, usage, usage_sql
 from store.models import Event, Usage
-from store.sql import for_postgres
+from store.compiled import run_named
 from tests.factories import make_key, make_org
 
 HOUR = 1_700_002_800          # an epoch second at the top of an hour
@@ -174,9 +173,7 @@ def test_a_ring_unpacks_into_its_seconds(newest, ring, fields):
 def test_the_window_sql_sums_the_fields_of_a_ring_up_to_the_largest_limit(database, fields):
     ring = sum(count << (usage_sql.BITS * k) for k, count in fields.items())
     sql = f"SELECT {usage_sql._window('r')} FROM (SELECT {ring} AS ring, 100 AS newest) r"
-    if store.is_postgres():
-        sql = for_postgres(sql)
-    assert database.execute_sql(sql, {"now": 100}).fetchone()[0] == sum(fields.values())
+    assert run_named(database, sql, {"now": 100}).fetchone()[0] == sum(fields.values())
 
 
 @pytest.mark.parametrize("limit", [0, 64, 10**6])

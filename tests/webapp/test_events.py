@@ -19,7 +19,7 @@ def feed(org):
     ids = []
     for n in range(5):
         events.raise_event(org.id, "compliance_drop" if n % 2 else "quota_near_cap",
-                           f"key-{n}", severity=("warning", "info", "critical")[n % 3],
+                           f"key-{n}",
                            title=f"event {n}", detail=f"detail {n}",
                            domain="example.com" if n % 2 else "",
                            link="/domains/example.com/health" if n % 2 else None,
@@ -27,7 +27,7 @@ def feed(org):
         ids.append(Event.get(Event.dedupe_key == f"key-{n}").id)
     Event.update(acknowledged=True).where(Event.id == ids[1]).execute()
     events.clear(org.id, ["key-2"], START + timedelta(days=6))
-    events.raise_event(make_org().id, "no_reports", "other", severity="warning", title="theirs")
+    events.raise_event(make_org().id, "no_reports", "other", title="theirs")
     return ids
 
 
@@ -73,7 +73,7 @@ def test_paging_keeps_the_order_and_counts_the_matches(client, key, feed):
 
 def test_ties_on_created_at_are_broken_by_id(client, key, org):
     for n in range(3):
-        events.raise_event(org.id, "new_sender", f"same-{n}", severity="info", title=f"s{n}",
+        events.raise_event(org.id, "new_sender", f"same-{n}", title=f"s{n}",
                            now=START)
     ids = [e["id"] for e in get(client, "/events", key).get_json()["events"]]
     assert ids == sorted(ids, reverse=True)

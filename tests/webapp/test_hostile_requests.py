@@ -12,8 +12,7 @@ from snapshotter import jobs
 from tests.factories import make_domain, make_report
 from tests.snapshotter.reports import NOW, TODAY, report_on
 from tests.servers import http_get, quiet_gunicorn
-from tests.webapp.helpers import get
-from webapp.report_detail import report_detail
+from tests.webapp.helpers import detail_at_once, get
 
 LATER = NOW + timedelta(hours=2)      # past every kind's tolerance
 
@@ -124,8 +123,7 @@ def test_a_large_report_detail_is_streamed_a_page_at_a_time(client, org, key, mo
     # No piece holds more than a page; memory does not grow with the report (8 times larger).
     assert largest < size / 20 and peak < 1.5 * peak_of_small < size / 2, (largest, peak, size)
     body = get(client, f"/reports/{report.id}", key).get_data()
-    whole = report_detail(report_queries.report(org.id, report.id),
-                          report_queries.records(org.id, report.id))
+    whole = detail_at_once(org.id, report.id)
     assert len(body) == size and orjson.loads(body) == orjson.loads(dumps(whole))
     assert len(orjson.loads(body)["Records"]) == 4000
 
@@ -133,8 +131,7 @@ def test_a_large_report_detail_is_streamed_a_page_at_a_time(client, org, key, mo
 def test_a_small_report_detail_is_one_piece_per_field_and_the_same_bytes(client, org, key):
     report = a_report_of(org, 3)
     body = get(client, f"/reports/{report.id}", key).get_data()
-    whole = report_detail(report_queries.report(org.id, report.id),
-                          report_queries.records(org.id, report.id))
+    whole = detail_at_once(org.id, report.id)
     assert body == dumps(whole)
 
 

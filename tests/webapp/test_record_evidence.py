@@ -59,7 +59,7 @@ def test_evidence_follows_the_sender_once_enrichment_knows_it(detail, world):  #
 
 
 def test_a_record_spelling_its_address_otherwise_finds_its_source(app, client):
-    from ingest.record_writer import sender_of
+    from rules.verdicts import sender
     from store.models import Source
     from tests.factories import make_org, make_report
     org = make_org("Spelled")
@@ -68,8 +68,7 @@ def test_a_record_spelling_its_address_otherwise_finds_its_source(app, client):
                                         "spf": "fail", "auth_dkim": None, "auth_spf": None}])
     Source.update(service_slug="amazon-ses", service_kind="transactional",
                   service_name="Amazon SES").where(Source.org == org).execute()
-    jobs.reclassify(org.id, Source.get(Source.org == org), sender_of("amazon-ses",
-                                                                      "transactional", "clean"))
+    jobs.reclassify(org.id, Source.get(Source.org == org), sender("transactional", "clean"))
     body = get(client, f"/reports/{report.id}", key).get_json()
     assert body["record_classifications"] == ["needs_review"]
     assert body["record_evidence"][0]["because"] == ["dmarc_failed", "known_sending_service"]

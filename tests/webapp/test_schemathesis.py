@@ -48,10 +48,10 @@ def api_schema(app, org, key):
                   country="NL", country_name="Netherlands", asn=64500, as_org="Example Net",
                   enriched_at=utcnow()).where(Source.ip == "198.51.100.7").execute()
     # Events open and handled, organization-wide and with a link, so /events has rows to check.
-    events.raise_event(org.id, "compliance_drop", "compliance_drop:example.com", severity="warning",
+    events.raise_event(org.id, "compliance_drop", "compliance_drop:example.com",
                        title="Compliance dropped", domain="example.com",
                        link="/domains/example.com/health")
-    events.raise_event(org.id, "quota_near_cap", "quota_near_cap:0", severity="warning",
+    events.raise_event(org.id, "quota_near_cap", "quota_near_cap:0",
                        title="API quota nearly spent")
     events.clear(org.id, ["quota_near_cap:0"])
     tls = make_tls_report(org, [policy("example.com", 40, 2, {"certificate-expired": 2},

@@ -1,9 +1,9 @@
-"""`python -m snapshotter`: the scheduler, as `rua scheduler` runs it."""
+"""`python -m jobs`: the scheduler, as `rua scheduler` runs it."""
 import os
 
 import logs
 from config import Config
-from snapshotter.scheduler import run
+from jobs.scheduler import run
 
 if __name__ == "__main__":
     config = Config.from_env(os.environ)

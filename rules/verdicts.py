@@ -35,6 +35,7 @@ AUTHENTICATED, LIKELY_FORWARDED = "authenticated", "likely_forwarded"
 SUSPICIOUS, NEEDS_REVIEW = "suspicious", "needs_review"
 AUTHORIZED, FORWARDER, UNAUTHORIZED, UNKNOWN = "authorized", "forwarder", "unauthorized", "unknown"
 SENDER_KINDS = ("unknown", "service", "forwarder")
+REPUTATIONS = ("unknown", "clean", "suspicious", "malicious")
 BAD_REPUTATIONS = frozenset({"suspicious", "malicious"})
 # "forwarded" is the RFC 7489 spelling the parser maps to trusted_forwarder; accept both.
 FORWARDING_REASONS = frozenset({"mailing_list", "trusted_forwarder", "local_policy", "forwarded"})
@@ -52,20 +53,29 @@ class Sender:
     base_domain: str | None = None
 
     def __post_init__(self):
+        # A typo is an error, not a silently unknown sender.
         if self.kind not in SENDER_KINDS:
             raise ValueError(f"sender kind {self.kind!r} is not one of {', '.join(SENDER_KINDS)}")
+        if self.reputation not in REPUTATIONS:
+            raise ValueError(f"reputation {self.reputation!r} is not one of "
+                             f"{', '.join(REPUTATIONS)}")
 
 
 UNKNOWN_SENDER = Sender()
 
 
-def sender(service_kind: str | None, abuse_status: str = "unknown", name: str | None = None,
-           fcrdns: str = "unknown", base_domain: str | None = None) -> Sender:
-    """A Sender from enrichment's plain values (service map kind, abuse_status, FCrDNS)."""
-    kind = "unknown" if not service_kind else "forwarder" if service_kind == "forwarder" \
-        else "service"
-    return Sender(kind, abuse_status or "unknown", name, fcrdns in ("pass", "fail", "none"),
-                  base_domain)
+def sender(service_kind: str | None, abuse_status: str | None = "unknown",
+           name: str | None = None, fcrdns: str = "unknown",
+           base_domain: str | None = None) -> Sender:
+    """The one way to build a Sender, from enrichment's values or a Source row's: the service
+    map's kind decides (none: not a recognised service); an unreadable reputation is unknown."""
+    kind = "service"
+    if not service_kind:
+        kind = "unknown"
+    elif service_kind == "forwarder":
+        kind = "forwarder"
+    reputation = abuse_status if abuse_status in REPUTATIONS else "unknown"
+    return Sender(kind, reputation, name, fcrdns in ("pass", "fail", "none"), base_domain)
 
 
 # Records
@@ -88,7 +98,7 @@ def _record_rule(record, alignment: dict, source: Sender) -> tuple[str, list[str
     dkim = _results(record.auth_dkim, alignment.get("dkim"))
     spf = [(result, aligned) for (result, aligned), entry
            in zip(_results(record.auth_spf, alignment.get("spf")), record.auth_spf or ())
-           if _lower(entry.get("Scope") if isinstance(entry, dict) else "") in ("", "mfrom")]
+           if _scope(entry) in ("", "mfrom")]
     reasons = sorted({_lower(r.get("Type")) for r in record.reasons or () if isinstance(r, dict)}
                      & FORWARDING_REASONS)
     forwarded = [f"reason_{reason}" for reason in reasons]
@@ -107,9 +117,12 @@ def _record_rule(record, alignment: dict, source: Sender) -> tuple[str, list[str
         return SUSPICIOUS, ["no_aligned_dkim_signature", "no_aligned_spf_pass",
                             "not_a_known_sending_service"]
     because = ["dmarc_failed"]
-    because += ["aligned_dkim_signature_not_verified"] if signature else []
-    because += ["aligned_spf_pass_not_counted"] if spf_pass else []
-    because += ["known_sending_service"] if source.kind == "service" else []
+    if signature:
+        because.append("aligned_dkim_signature_not_verified")
+    if spf_pass:
+        because.append("aligned_spf_pass_not_counted")
+    if source.kind == "service":
+        because.append("known_sending_service")
     return NEEDS_REVIEW, because
 
 
@@ -216,9 +229,18 @@ def _verdict(classification: str, because: tuple[str, ...], sentence: str) -> So
 def _results(results, flags) -> list[tuple[str, bool]]:
     """(result, aligned) pairs; a missing alignment flag counts as not aligned."""
     flags = list(flags or ())
-    return [(_lower(entry.get("Result")) if isinstance(entry, dict) else "",
-             bool(flags[i]) if i < len(flags) else False)
-            for i, entry in enumerate(results or ())]
+    pairs = []
+    for i, entry in enumerate(results or ()):
+        result = _lower(entry.get("Result")) if isinstance(entry, dict) else ""
+        pairs.append((result, i < len(flags) and bool(flags[i])))
+    return pairs
+
+
+def _scope(entry) -> str:
+    """An SPF result's scope (helo or mfrom), "" when the reporter gave none."""
+    if not isinstance(entry, dict):
+        return ""
+    return _lower(entry.get("Scope"))
 
 
 def _lower(value) -> str:

@@ -1,7 +1,7 @@
-"""Record classification: the first rule that holds wins (sources/verdicts.py)."""
+"""Record classification: the first rule that holds wins (rules/verdicts.py)."""
 import pytest
 
-from ingest.classify import Sender, classify
+from rules.verdicts import Sender, classify_record, sender
 from ingest.model import ParsedRecord
 
 
@@ -84,18 +84,20 @@ CASES = [
 @pytest.mark.parametrize("rec, alignment, sender, expected",
                          [case[1:] for case in CASES], ids=[case[0] for case in CASES])
 def test_first_rule_that_holds_names_the_record(rec, alignment, sender, expected):
-    assert classify(rec, alignment, sender) == expected
+    if isinstance(sender, str):
+        sender = Sender(kind=sender)
+    assert classify_record(rec, alignment, sender) == expected
 
 
 def test_sender_defaults_to_unknown():
-    assert classify(record(), None) == "suspicious"
-    assert classify(record(auth_spf=[spf("pass", "esp.example")]), {"spf": [False]}) == "suspicious"
+    assert classify_record(record(), None) == "suspicious"
+    assert classify_record(record(auth_spf=[spf("pass", "esp.example")]), {"spf": [False]}) == "suspicious"
 
 
 def test_verdicts_ignore_case_of_reporter_values():
     rec = record(dkim="PASS")
-    assert classify(rec, None) == "authenticated"
-    assert classify(record(reasons=[{"Type": "Mailing_List", "Comment": None}]), None) == \
+    assert classify_record(rec, None) == "authenticated"
+    assert classify_record(record(reasons=[{"Type": "Mailing_List", "Comment": None}]), None) == \
         "likely_forwarded"
 
 
@@ -108,8 +110,22 @@ def test_sender_rejects_values_outside_its_vocabulary(kind, reputation):
 def test_an_aligned_helo_pass_is_not_an_spf_pass_for_rule_3():
     """DMARC counts the MAIL FROM identity only: a HELO pass leaves an unknown sender suspicious."""
     helo = {"Domain": "example.com", "Scope": "helo", "Result": "pass", "HumanResult": ""}
-    assert classify(record(auth_spf=[helo]), {"spf": [True], "dkim": None}) == "suspicious"
+    assert classify_record(record(auth_spf=[helo]), {"spf": [True], "dkim": None}) == "suspicious"
     unstated = {"Domain": "example.com", "Result": "pass", "HumanResult": ""}
-    assert classify(record(auth_spf=[unstated]), {"spf": [True], "dkim": None}) == "needs_review"
-    assert classify(record(auth_spf=[helo, spf("pass")]),
+    assert classify_record(record(auth_spf=[unstated]), {"spf": [True], "dkim": None}) == "needs_review"
+    assert classify_record(record(auth_spf=[helo, spf("pass")]),
                     {"spf": [True, True], "dkim": None}) == "needs_review"
+
+
+@pytest.mark.parametrize("service_kind, kind", [
+    (None, "unknown"), ("", "unknown"), ("forwarder", "forwarder"), ("esp", "service"),
+    ("mailbox_provider", "service"), ("transactional", "service")])
+def test_the_service_maps_kind_decides_the_senders_kind(service_kind, kind):
+    assert sender(service_kind).kind == kind
+
+
+@pytest.mark.parametrize("abuse_status, reputation", [
+    ("clean", "clean"), ("malicious", "malicious"), (None, "unknown"), ("", "unknown"),
+    ("listed?", "unknown")])
+def test_a_stored_reputation_outside_the_vocabulary_reads_as_unknown(abuse_status, reputation):
+    assert sender("esp", abuse_status).reputation == reputation

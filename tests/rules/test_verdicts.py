@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ingest import classify as ingest_classify
-from sources.verdicts import (AUTHORIZED, FORWARDER, UNAUTHORIZED, UNKNOWN, DomainResults,
+from rules.verdicts import (AUTHORIZED, FORWARDER, UNAUTHORIZED, UNKNOWN, DomainResults,
                               Sender, classify_record, classify_source, explain_record, sender)
 
 SERVICE = Sender("service", "clean", "SendGrid (Twilio)", True)
@@ -79,13 +78,12 @@ entries = st.lists(st.fixed_dictionaries({"Domain": st.sampled_from(["example.co
        auth_dkim=entries, auth_spf=entries, flags=st.lists(st.booleans(), max_size=3),
        kind=st.sampled_from(["unknown", "service", "forwarder"]),
        reputation=st.sampled_from(["unknown", "clean", "suspicious", "malicious"]))
-def test_records_without_helo_results_get_the_verdict_ingest_gives(
+def test_every_record_verdict_is_explained_in_words(
         policy_dkim, policy_spf, reasons, auth_dkim, auth_spf, flags, kind, reputation):
     rec = record(policy_dkim, policy_spf, reasons, auth_dkim, auth_spf)
     alignment = {"dkim": flags, "spf": list(reversed(flags))}
     ours = explain_record(rec, alignment, Sender(kind, reputation))["rule"]   # every fact has words
-    assert ours == ingest_classify.classify(rec, alignment,
-                                            ingest_classify.Sender(kind, reputation))
+    assert ours == classify_record(rec, alignment, Sender(kind, reputation))
 
 
 def test_sender_from_enrichment_values():

@@ -1,8 +1,8 @@
 """Locks across runners: one holder per job lock, N slots per group, released on exit."""
 import threading
 
-from snapshotter import locks
-from snapshotter.scheduler import build, run_exclusive
+from store import locks
+from jobs.scheduler import build, run_exclusive
 from store import db
 
 

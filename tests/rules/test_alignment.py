@@ -1,7 +1,7 @@
 """Alignment of auth domains with the From domain, and the failure summary, from plain values."""
 import pytest
 
-from ingest.alignment import aligned, failure_summary, record_alignment
+from rules.alignment import aligned, failure_summary, record_alignment
 from ingest.model import ParsedRecord
 
 

@@ -1,26 +1,25 @@
-"""The snapshot scheduler: its own process (never inside gunicorn workers), safe to run twice.
+"""The scheduler: its own process (never inside gunicorn workers), safe to run twice.
 
 Jobs: dirty organizations every minute (and at start), every domain's health hourly, every
 monitored domain's live DNS check hourly (and at start; a domain added since is in the next
 run), sending sources' enrichment every 5 minutes (new ones first, then the day-old), due
 alerts sent to their channels every minute (and at start), at each hour's start the
 quota_near_cap events of the hour gone closed (snapshotter/alerts.py says where the other
-conditions are judged), the day's history row and a full refresh at 00:05 UTC, and with
-RUA_RETENTION_DAYS set the records past it deleted at 00:20 UTC. Each run takes a lock named
-after its job, so two schedulers (two hosts on one Postgres) never run the same job at once:
-the second one skips.
+conditions are judged), the day's history row and a full refresh at 00:05 UTC, with
+RUA_RETENTION_DAYS set the records past it deleted at 00:20 UTC, and mail fetched when a mailbox
+is set (jobs/table.py lists them). Each run takes a lock named after its job, so two
+schedulers (two hosts on one Postgres) never run the same job at once: the second one skips.
 """
 from __future__ import annotations
 
 import logging
 import signal
 import time
-from datetime import datetime, timezone
 
 from apscheduler.schedulers.blocking import BlockingScheduler
 
-from snapshotter import jobs, locks
-from store import db, job_runs, open_db, retention
+from jobs.table import job_table
+from store import db, job_runs, locks, open_db
 from store.clock import utcnow
 
 log = logging.getLogger("rua.scheduler")
@@ -51,44 +50,6 @@ def _ended(name: str, now, began: float, ok: bool) -> None:
     outcome = "ok" if ok else "failed"
     log.info("job %s %s in %ss", name, outcome, seconds,
              extra={"job": name, "outcome": outcome, "seconds": seconds})
-
-
-def job_table(config):
-    """(name, function of now, trigger arguments) for each scheduled job."""
-    address = config.report_address
-    return (
-        ("dirty", lambda now: jobs.refresh_dirty(now, report_address=address),
-         {"trigger": "interval", "minutes": 1, "next_run_time": datetime.now(timezone.utc)}),
-        ("health", lambda now: jobs.refresh_all(now, kinds=("health",), report_address=address),
-         {"trigger": "interval", "hours": 1}),
-        ("dns", lambda now: jobs.check_dns(now, config),
-         {"trigger": "interval", "hours": 1, "next_run_time": datetime.now(timezone.utc)}),
-        ("sources", lambda now: jobs.enrich_sources(now, config),
-         {"trigger": "interval", "minutes": 5, "next_run_time": datetime.now(timezone.utc)}),
-        ("notify", lambda now: jobs.send_notifications(now, config),
-         {"trigger": "interval", "minutes": 1, "next_run_time": datetime.now(timezone.utc)}),
-        ("hour", lambda now: jobs.hour_started(now, report_address=address),
-         {"trigger": "cron", "minute": 0, "second": 5, "timezone": "UTC"}),
-        ("daily", lambda now: jobs.daily(now, report_address=address),
-         {"trigger": "cron", "hour": 0, "minute": 5, "timezone": "UTC"}),
-    ) + prune_jobs(config) + fetch_jobs(config)
-
-
-def prune_jobs(config):
-    """Records past RUA_RETENTION_DAYS deleted daily at 00:20 UTC, when retention is on."""
-    if not config.retention_days:
-        return ()
-    return (("prune", lambda now: retention.prune(now, config.retention_days),
-             {"trigger": "cron", "hour": 0, "minute": 20, "timezone": "UTC"}),)
-
-
-def fetch_jobs(config):
-    """Mail fetched every RUA_FETCH_INTERVAL minutes (and at start) when a mailbox is set."""
-    if not (config.imap_url or config.maildir):
-        return ()
-    return (("fetch", lambda now: jobs.fetch_mail(now, config),
-             {"trigger": "interval", "minutes": config.fetch_interval,
-              "next_run_time": datetime.now(timezone.utc)}),)
 
 
 def build(config, clock=utcnow) -> BlockingScheduler:

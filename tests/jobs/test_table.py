@@ -1,0 +1,28 @@
+"""The job table: every room's job with its trigger, and the refresh that follows a job."""
+from config import Config
+from jobs.table import job_table, then_refresh
+from store import events
+from store.clock import utcnow
+from store.models import Organization
+from tests.factories import make_org
+
+NAMES = ["dirty", "health", "dns", "sources", "notify", "hour", "daily", "fetch"]
+
+
+def test_the_table_names_every_job_rua_scheduler_once_takes():
+    assert [name for name, _, _ in job_table(Config(maildir="/srv/mail"))] == NAMES
+    assert [name for name, _, _ in job_table(Config())] == NAMES[:-1]
+
+
+def test_a_job_that_ran_refreshes_the_organizations_it_marked(database):
+    org = make_org()
+    events.mark_dirty(org.id)
+    assert then_refresh(lambda now, config: 0, Config())(utcnow()) == 0
+    assert Organization.get_by_id(org.id).dirty_since is None
+
+
+def test_a_skipped_job_refreshes_nothing(database):
+    org = make_org()
+    events.mark_dirty(org.id)
+    assert then_refresh(lambda now, config: None, Config())(utcnow()) is None
+    assert Organization.get_by_id(org.id).dirty_since is not None
