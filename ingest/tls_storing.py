@@ -7,7 +7,9 @@ from peewee import IntegrityError
 
 from ingest import routing
 from ingest.model import ReportError
-from ingest.storing import Stored, window_days
+from ingest.storing import Stored
+from rules.rates import rate
+from rules.windows import window_days
 from ingest.tls_report import TlsReport as Parsed
 from store import compiled as sql
 from store import db
@@ -55,7 +57,10 @@ def store_tls_report(parsed: Parsed, *, org=None, received_at=None, notes=()) ->
     existing = TlsReport.get_or_none(TlsReport.org == target.id, TlsReport.dedupe_key == key)
     if existing is not None:
         return Stored("duplicate", existing)
-    days = window_days(parsed.date_begin, parsed.date_end)
+    try:
+        days = window_days(parsed.date_begin, parsed.date_end)
+    except ValueError as exc:
+        raise ReportError(str(exc)) from None
     try:
         with db.atomic():
             report = _store(parsed, target, key, days, received_at or utcnow(), list(notes))
@@ -78,7 +83,7 @@ def _store(parsed: Parsed, org: Organization, key: str, days, received_at, notes
         date_begin=parsed.date_begin, date_end=parsed.date_end, day_begin=days[0],
         day_end=days[1], policy_domains=parsed.domains, successful_sessions=parsed.successful,
         failed_sessions=parsed.failed,
-        success_rate=round(100.0 * parsed.successful / total, 2) if total else 0.0,
+        success_rate=rate(parsed.successful, total),
         body=parsed.body, parse_warnings=warnings or None, received_at=received_at)
     rows = [{"report": report.id, "org": org.id, "ordinal": ordinal,
              "policy_domain": _cut(policy.policy_domain, 253, "policy-domain", warnings),

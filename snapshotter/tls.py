@@ -11,20 +11,14 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from ingest.tls_report import RESULT_TYPES, result_label
+from rules.rates import rate
 from snapshotter.model import WINDOW_DAYS, TlsTally
 from snapshotter.verdicts import percent
-from store.alert_types import ALERT_TYPES, Condition
+from store.alert_types import Condition
 
 FAILURE_SHARE = 5.0          # percent of a day's sessions
 NEWS_DAYS = 7
 TYPE = "tls_failures"
-SEVERITY = next(severity for code, _, severity, _ in ALERT_TYPES if code == TYPE)
-
-
-def rate(successful: int, failed: int) -> float:
-    """Successful sessions as a percentage (0-100, two decimals); 0 without sessions."""
-    total = successful + failed
-    return round(100.0 * successful / total, 2) if total else 0.0
 
 
 def _failures(tallies) -> dict[str, int]:
@@ -45,7 +39,7 @@ def tls_summary(days: dict[date, TlsTally], today: date) -> dict | None:
     failed = sum(t.failed for t in window.values())
     failures = sorted(_failures(window.values()).items(), key=lambda item: (-item[1], item[0]))
     return {"successful_sessions": successful, "failed_sessions": failed,
-            "success_rate": rate(successful, failed),
+            "success_rate": rate(successful, successful + failed),
             "failure_types": [{"result_type": kind, "sessions": count}
                               for kind, count in failures],
             "policy_types": sorted({kind for t in window.values() for kind in t.policy_types}),
@@ -62,7 +56,7 @@ def tls_failures(domain: str, days: dict[date, TlsTally], today: date) -> tuple[
     tally = days[last]
     seen_before = set(_failures(t for day, t in days.items() if day < last))
     new_types = sorted(kind for kind, count in tally.failures if count and kind not in seen_before)
-    share = 100.0 - rate(tally.successful, tally.failed) if tally.successful + tally.failed else 0.0
+    share = rate(tally.failed, tally.successful + tally.failed)
     if share <= FAILURE_SHARE and not new_types:
         return [], [key]
     ranked = sorted(tally.failures, key=lambda item: (-item[1], item[0]))
@@ -83,7 +77,7 @@ def _condition(domain, key, day, tally, share, worst, new_types) -> Condition:
     detail = (f"On {day.isoformat()} senders' TLS reports counted {tally.failed} failed of "
               f"{tally.successful + tally.failed} sessions to {domain}'s MX hosts, most "
               f"{worst or 'without a result type'}.{news} To fix: {fix}.")
-    return Condition(TYPE, key, SEVERITY, title, detail, f"/domains/{domain}/health", domain)
+    return Condition(TYPE, key, title, detail, f"/domains/{domain}/health", domain)
 
 
 def with_arrivals(entry: dict, days: dict[date, TlsTally], today: date) -> dict:

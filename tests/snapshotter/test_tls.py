@@ -9,6 +9,7 @@ from jsonschema import Draft202012Validator
 from snapshotter import jobs, tls
 from snapshotter.model import TlsTally
 from store import snapshots
+from store.alert_types import SEVERITY
 from store.encoding import loads
 from store.models import Event
 from tests.factories import make_domain, make_org, make_tls_report
@@ -44,7 +45,7 @@ def test_a_day_past_the_share_raises_naming_the_result_type_and_the_fix():
             DAY: tally(90, 10, [("certificate-expired", 10)])}
     [condition], cleared = tls.tls_failures("example.net", days, DAY)
     assert cleared == [] and condition.key == "tls_failures:example.net"
-    assert condition.severity == "warning" and condition.domain == "example.net"
+    assert SEVERITY[condition.type] == "warning" and condition.domain == "example.net"
     assert condition.title == ("TLS delivery to example.net failed for 10% of sessions "
                                "(Certificate expired)")
     assert "renew the MX host's certificate" in condition.detail
