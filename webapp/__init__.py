@@ -14,7 +14,7 @@ from config import Config
 from store.clock import utcnow
 from store.encoding import dumps, loads
 from store.migrations import current_version, latest_version
-from webapp import answer_headers, connections, errors, gatekeeper, quota
+from webapp import answer_headers, connections, errors, gatekeeper, instruments, metrics, quota
 from webapp.request_log import RequestLog
 from webapp.auth import Authenticator
 from webapp.snapshot_lane import SnapshotLane
@@ -90,11 +90,15 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     app.after_request(answer_headers.add)
 
     base = urlparse(config.base_url).path.rstrip("/")
-    for name in RESOURCES:
+    for name in RESOURCES + (("metrics",) if config.metrics else ()):
         module = importlib.import_module(f"webapp.{name}")
         root = getattr(module, "ROOT", False)
         app.register_blueprint(module.bp, url_prefix=None if root else base)
-    app.wsgi_app = RequestLog(SnapshotLane(app, database, base))
+    routes = None
+    if config.metrics:
+        metrics.enable(app, config)
+        routes = instruments.Routes(app.url_map)
+    app.wsgi_app = RequestLog(SnapshotLane(app, database, base), routes)
     if config.proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
         n = config.proxies
