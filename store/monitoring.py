@@ -47,7 +47,7 @@ class Deliveries(NamedTuple):
 
 
 def reports_stored() -> int:
-    """DMARC aggregate reports stored (retention keeps each report's summary, so this only grows)."""
+    """DMARC aggregate reports stored (retention keeps their summaries: this only grows)."""
     return Report.select().count()
 
 

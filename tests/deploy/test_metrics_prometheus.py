@@ -22,7 +22,7 @@ DEADLINE = 120          # seconds for Prometheus to start, scrape and answer: ge
 
 @pytest.fixture
 def served(config, database, tmp_path):
-    """gunicorn with 3 workers and metrics behind a token: (site URL, API base, keys, token file)."""
+    """gunicorn, 3 workers, metrics behind a token: (site URL, API base, keys, token file)."""
     org = make_org(plan="unlimited")
     # Three keys: each stays under the abuse limit (50 requests in 10 s per key).
     keys = [make_key(org)[1] for _ in range(3)]
@@ -63,7 +63,7 @@ def test_every_workers_requests_are_counted_whichever_worker_answers_the_scrape(
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian's prometheus) missing")
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="no promtool (Debian: prometheus)")
 def test_promtool_accepts_a_scrape_of_gunicorn(served):
     site, base, keys, _ = served
     http_get(f"{base}/enums", keys[0])

@@ -200,7 +200,7 @@ def test_a_store_that_does_not_answer_leaves_the_request_figures(config, tmp_pat
     assert any(name.startswith("rua_http_request") for name, _ in figures)
 
 
-@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian's prometheus) missing")
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="no promtool (Debian: prometheus)")
 def test_promtool_finds_nothing_wrong_in_a_scrape(metered):
     org = make_org(name="Acme")
     make_report(org, "acme.example", org_name="google.com")
