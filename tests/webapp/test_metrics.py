@@ -5,6 +5,7 @@ import shutil
 import subprocess
 from datetime import datetime
 
+import flask
 import pytest
 from flask.testing import FlaskClient
 from prometheus_client.parser import text_string_to_metric_families
@@ -14,6 +15,7 @@ from snapshotter import jobs
 from store import job_runs
 from store.clock import to_epoch
 from store.models import Domain, Organization
+from tests.snapshotter.reports import NOW as LANE_NOW, TODAY, report_on
 from tests.factories import make_domain, make_key, make_org, make_report, make_usage
 from tests.webapp.helpers import assert_error
 from webapp import create_app
@@ -97,6 +99,31 @@ def test_requests_are_counted_by_route_template_and_status_not_by_raw_path(meter
             - value(before, latency, route="/api/v1/enums")) == 5
     # No series names a raw path.
     assert not any("01J0000" in dict(labels).get("route", "") for _, labels in after)
+
+
+def test_answers_of_the_snapshot_lane_below_flask_are_counted_by_their_route(metered, clock,
+                                                                          config):
+    if not config.is_sqlite:
+        pytest.skip("on Postgres every request takes the Flask path")
+    clock.now = LANE_NOW
+    org = make_org(plan="team")
+    report_on(org, "example.com", TODAY, [{"count": 8}])
+    jobs.refresh_org(org.id, LANE_NOW)
+    _, key = make_key(org, last_used_at=LANE_NOW)
+    handled = []
+
+    def receiver(sender, **extra):
+        handled.append(flask.request.path)
+    flask.request_started.connect(receiver, metered.application)
+    route = "/api/v1/dashboard/overview"
+    before = value(scrape(metered), "rua_http_requests_total", route=route, status="200")
+    for _ in range(4):
+        answer = metered.get(route, headers={"Authorization": f"Bearer {key}"})
+        assert answer.status_code == 200
+    after = value(scrape(metered), "rua_http_requests_total", route=route, status="200")
+    assert after - before == 4
+    flask.request_started.disconnect(receiver, metered.application)
+    assert handled.count(route) < 4     # the lane answered some of them below Flask
 
 
 def test_quota_refusals_are_counted_by_code(metered, clock):
