@@ -35,22 +35,18 @@ class Routes:
             rule, _ = adapter.match(return_rule=True)
         except MethodNotAllowed:
             # The path exists for GET: a 405 is counted under its route.
-            rule = self._rule_for_get(adapter)
+            return self._name_for_get(adapter)
         except HTTPException:
             return UNMATCHED
         return rule.rule
 
     @staticmethod
-    def _rule_for_get(adapter):
+    def _name_for_get(adapter) -> str:
         try:
             rule, _ = adapter.match(method="GET", return_rule=True)
         except HTTPException:
-            return _Unmatched
-        return rule
-
-
-class _Unmatched:
-    rule = UNMATCHED
+            return UNMATCHED
+        return rule.rule
 
 
 def observe(route: str, status: int, seconds: float) -> None:
