@@ -6,6 +6,8 @@ own, and /metrics adds them up (webapp/metrics.py), so every worker's requests a
 """
 from __future__ import annotations
 
+import functools
+
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
@@ -24,26 +26,28 @@ REFUSALS = Counter("rua_quota_refusals", "Requests refused with 429, by error co
 
 
 class Routes:
-    """Names a request by the template of the rule that serves it (`/api/v1/reports/<id>`)."""
+    """Names a request by the template of the rule that serves it (`/api/v1/reports/<id>`).
 
-    def __init__(self, url_map):
+    The names of recent paths are kept (a bounded cache): matching a path against every rule
+    costs more than the snapshot lane's whole answer, and most requests repeat a path."""
+
+    def __init__(self, url_map, remembered: int = 4096):
         self.url_map = url_map
+        self._named = functools.lru_cache(maxsize=remembered)(self._match)
 
     def name(self, environ) -> str:
-        adapter = self.url_map.bind_to_environ(environ)
+        return self._named(environ.get("SCRIPT_NAME", ""), environ.get("PATH_INFO", ""),
+                           environ.get("REQUEST_METHOD", "GET"))
+
+    def _match(self, script_name: str, path: str, method: str) -> str:
+        adapter = self.url_map.bind("rua", script_name=script_name or "/")
         try:
-            rule, _ = adapter.match(return_rule=True)
+            rule, _ = adapter.match(path, method=method, return_rule=True)
         except MethodNotAllowed:
             # The path exists for GET: a 405 is counted under its route.
-            return self._name_for_get(adapter)
-        except HTTPException:
-            return UNMATCHED
-        return rule.rule
-
-    @staticmethod
-    def _name_for_get(adapter) -> str:
-        try:
-            rule, _ = adapter.match(method="GET", return_rule=True)
+            if method == "GET":
+                return UNMATCHED
+            return self._match(script_name, path, "GET")
         except HTTPException:
             return UNMATCHED
         return rule.rule
