@@ -3,13 +3,17 @@ any other process waits on it meanwhile.
 
 The store is made and filled by the release of commit a7691a0 (the last at schema 9), from its
 own tree taken with git archive (as tests/store/test_upgrades.py does): its migrations, its
-ingest, demo reports until it holds --records records (bench/store_fill.py). Then today's
+ingest, demo reports until it holds --filled records (bench/store_fill.py); then, up to
+--records, copies of those reports and their records made in SQL (new ids and dedupe keys,
+the same rows otherwise), since ingest on this shared machine takes ~40 minutes a million
+records and a migration's cost depends on the rows, not on how they came. Then today's
 `rua init` upgrades it, each migration timed from its start to the next one's (its commit
 included), while a second process reads and writes the store in a loop (a read of the newest
 report, then a one-row UPDATE, each timed; SQLite's busy timeout 60 s, so it waits instead of
 failing): its longest wait is how long the upgrade held the API's writers (and readers) back.
 
-Run: .venv/bin/python bench/migrations.py [--records 1000000] [--release a7691a0]
+Run: .venv/bin/python bench/migrations.py [--records 1000000] [--filled 100000]
+     [--release a7691a0]
 """
 from __future__ import annotations
 
@@ -55,6 +59,42 @@ def release_tree(commit: str, folder: pathlib.Path) -> pathlib.Path:
     return tree
 
 
+# Schema 9's report and record columns. A copy's ids start with its number and its dedupe key
+# with it (every ULID of this decade starts with "01"), so copies never meet the originals.
+COPY_REPORTS = """
+INSERT INTO report (id, org_id, dedupe_key, version, org_name, email, extra_contact_info,
+    report_id, date_begin, date_end, day_begin, day_end, errors, generator, domain, adkim, aspf,
+    p, sp, np, pct, fo, testing, psd, discovery_method, total_messages, compliant_messages,
+    compliance_rate, record_count, failure_summary, parse_warnings, received_at)
+SELECT printf('%02d', ?) || substr(id, 3), org_id, printf('%02d', ?) || dedupe_key,
+    version, org_name, email, extra_contact_info, report_id, date_begin, date_end, day_begin,
+    day_end, errors, generator, domain, adkim, aspf, p, sp, np, pct, fo, testing, psd,
+    discovery_method, total_messages, compliant_messages, compliance_rate, record_count,
+    failure_summary, parse_warnings, received_at
+FROM report WHERE substr(id, 1, 2) = '01'
+"""
+COPY_RECORDS = """
+INSERT INTO record (report_id, org_id, ordinal, source_ip, count, disposition, dkim, spf,
+    reasons, envelope_to, envelope_from, header_from, auth_dkim, auth_spf, alignment,
+    classification)
+SELECT printf('%02d', ?) || substr(report_id, 3), org_id, ordinal, source_ip, count,
+    disposition, dkim, spf, reasons, envelope_to, envelope_from, header_from, auth_dkim,
+    auth_spf, alignment, classification
+FROM record WHERE substr(report_id, 1, 2) = '01'
+"""
+
+
+def copy_up_to(path: pathlib.Path, records: int) -> None:
+    """Copy the filled reports and records until the store holds at least `records` records."""
+    with sqlite3.connect(path) as con:
+        filled = con.execute("SELECT count(*) FROM record").fetchone()[0]
+        copies = -(-records // filled) - 1
+        for number in range(2, 2 + copies):
+            con.execute(COPY_REPORTS, (number, number))
+            con.execute(COPY_RECORDS, (number,))
+            con.commit()
+
+
 def env_for(url: str, lock_dir: str, **extra) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
     env.update(RUA_DATABASE_URL=url, RUA_LOCK_DIR=lock_dir, RUA_OFFLINE="1", **extra)
@@ -80,6 +120,8 @@ def probe(path: str, stop, out) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=1_000_000)
+    parser.add_argument("--filled", type=int, default=100_000,
+                        help="records ingested by the release; the rest are copies")
     parser.add_argument("--release", default="a7691a0", help="a commit whose schema is 9")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="rua-migrations-") as folder:
@@ -88,15 +130,19 @@ def main() -> None:
         path = folder_path / "rua.db"
         url = f"sqlite:///{path}"
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, str(FILL), url, str(args.records), folder],
+        filled = min(args.filled, args.records)
+        done = subprocess.run([sys.executable, str(FILL), url, str(filled), folder],
                               cwd=tree, env=env_for(url, folder, PYTHONPATH=str(tree)),
                               capture_output=True, text=True, check=True)
-        reports, records, days = (int(n) for n in done.stdout.split())
+        _, ingested, days = (int(n) for n in done.stdout.split())
+        copy_up_to(path, args.records)
         with sqlite3.connect(path) as con:
             version = con.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+            reports = con.execute("SELECT count(*) FROM report").fetchone()[0]
+            records = con.execute("SELECT count(*) FROM record").fetchone()[0]
         print(f"store made by {args.release} at schema {version}: {reports:,} reports, "
-              f"{records:,} records over {days:,} days, {path.stat().st_size / 2**20:.0f} MB, "
-              f"in {time.perf_counter() - started:.0f} s")
+              f"{records:,} records ({ingested:,} ingested over {days:,} days, the rest copied), "
+              f"{path.stat().st_size / 2**20:.0f} MB, in {time.perf_counter() - started:.0f} s")
 
         stop = multiprocessing.Event()
         receive, send = multiprocessing.Pipe(duplex=False)
