@@ -63,6 +63,21 @@ def test_every_workers_requests_are_counted_whichever_worker_answers_the_scrape(
 
 
 @pytest.mark.slow
+def test_a_restarted_server_counts_from_zero_and_its_workers_files_are_cleared(config, database,
+                                                                              tmp_path):
+    _, key = make_key(make_org(plan="unlimited"))
+    counted = []
+    for run in range(2):
+        with running_gunicorn(config, tmp_path / f"gunicorn{run}.log", RUA_WORKERS="2",
+                              RUA_METRICS="true") as (base, _):
+            site = base.removesuffix("/api/v1")
+            for _ in range(3 + run):
+                assert http_get(f"{base}/enums", key)[0] == 200
+            counted.append(requests_counted(scrape(site, token=None)[2], ROUTE))
+    assert counted == [3, 4]
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("promtool") is None, reason="no promtool (Debian: prometheus)")
 def test_promtool_accepts_a_scrape_of_gunicorn(served):
     site, base, keys, _ = served
