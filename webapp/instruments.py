@@ -53,8 +53,13 @@ class Routes:
         return rule.rule
 
 
-def observe(route: str, status: int, seconds: float) -> None:
+def count(route: str, status: int) -> None:
+    """A request is answered (called as its answer starts)."""
     REQUESTS.labels(route, str(status)).inc()
+
+
+def timed(route: str, seconds: float) -> None:
+    """A request's answer is sent, its last byte `seconds` after the request arrived."""
     LATENCY.labels(route).observe(seconds)
 
 

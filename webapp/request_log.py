@@ -48,6 +48,11 @@ class RequestLog:
 
         def start(status, headers, exc_info=None):
             seen["status"] = status
+            if self.routes is not None:
+                # Counted before the first byte leaves: a client that has its answer finds
+                # it counted, whichever worker answers its next scrape.
+                seen["route"] = self.routes.name(environ)
+                instruments.count(seen["route"], _code(status))
             if not any(name.lower() == "x-request-id" for name, _ in headers):
                 headers.append((HEADER, rid))
             return start_response(status, headers, exc_info)
@@ -73,10 +78,13 @@ class _Logged:
                 close()
         finally:
             seconds = time.perf_counter() - self.started
-            code = int(self.seen.get("status", "500").split(" ", 1)[0])
-            write_line(self.environ, code, seconds)
-            if self.routes is not None:
-                instruments.observe(self.routes.name(self.environ), code, seconds)
+            write_line(self.environ, _code(self.seen.get("status", "500")), seconds)
+            if "route" in self.seen:
+                instruments.timed(self.seen["route"], seconds)
+
+
+def _code(status: str) -> int:
+    return int(status.split(" ", 1)[0])
 
 
 def write_line(environ, code: int, seconds: float) -> None:
