@@ -15,6 +15,7 @@ REGISTRY = CollectorRegistry(auto_describe=True)
 # A path no route matches: one label value for every such path, so a scan of random paths
 # cannot grow the number of series.
 UNMATCHED = "unmatched"
+LONGEST_REMEMBERED = 300
 
 REQUESTS = Counter("rua_http_requests", "HTTP requests answered, by route template and status.",
                    ("route", "status"), registry=REGISTRY)
@@ -36,8 +37,11 @@ class Routes:
         self._named = functools.lru_cache(maxsize=remembered)(self._match)
 
     def name(self, environ) -> str:
-        return self._named(environ.get("SCRIPT_NAME", ""), environ.get("PATH_INFO", ""),
-                           environ.get("REQUEST_METHOD", "GET"))
+        key = (environ.get("SCRIPT_NAME", ""), environ.get("PATH_INFO", ""),
+               environ.get("REQUEST_METHOD", "GET"))
+        if len(key[1]) > LONGEST_REMEMBERED:
+            return self._match(*key)        # a long path is matched, not kept: bounded memory
+        return self._named(*key)
 
     def _match(self, script_name: str, path: str, method: str) -> str:
         adapter = self.url_map.bind("rua", script_name=script_name or "/")
