@@ -54,6 +54,9 @@ class Config:
     log_level: str = "info"
     # text, or json: one JSON object per line (logs.py).
     log_format: str = "text"
+    # GET /metrics for Prometheus (webapp/metrics.py), and the file of its own bearer token.
+    metrics: bool = False
+    metrics_token_file: str = ""
     # Mail intake (rua fetch, and the scheduler's fetch job when either source is set).
     imap_url: str = ""
     imap_password: str = field(default="", repr=False)    # kept out of logs and tracebacks

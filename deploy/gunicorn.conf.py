@@ -69,3 +69,27 @@ proc_name = "rua-web"
 # the user, so tests, benchmarks and `make run` would take it from one another; systemd's
 # signals (HUP reload, TERM stop) are the control interface. Older gunicorns ignore the name.
 control_socket_disable = True
+
+# RUA_METRICS: each worker keeps its request counters in a file of its own under RUA_LOCK_DIR
+# (prometheus_client's multiprocess mode), and GET /metrics adds them up, so a scrape counts
+# every worker's requests whichever worker answers it. Set here, in the master, before any
+# worker imports prometheus_client; emptied at each start, as the counters begin again then.
+_metrics_dir = os.path.abspath(os.path.join(_settings.lock_dir, "prometheus"))
+if _settings.metrics:
+    os.makedirs(_metrics_dir, exist_ok=True)
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
+
+
+def on_starting(server):
+    if _settings.metrics:
+        for name in os.listdir(_metrics_dir):
+            if name.endswith(".db"):
+                os.remove(os.path.join(_metrics_dir, name))
+
+
+def child_exit(server, worker):
+    # A worker's counters stay counted after it exits (recycled by max_requests, killed by
+    # the timeout); its live gauges are dropped.
+    if _settings.metrics:
+        from prometheus_client import multiprocess
+        multiprocess.mark_process_dead(worker.pid)

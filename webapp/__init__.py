@@ -14,8 +14,9 @@ from store.clock import utcnow
 from store.encoding import dumps, loads
 from store.migrations import current_version, latest_version
 from webapp import (answer_headers, catalog, connections, dashboard, docs, domains, enums,
-                    errors, events, gatekeeper, health, openapi, probes, quota, reports, scores,
-                    sources, statistics, tls_reports, top_sources, trends, usage)
+                    errors, events, gatekeeper, health, instruments, metrics, openapi, probes,
+                    quota, reports, scores, sources, statistics, tls_reports, top_sources, trends,
+                    usage)
 from webapp.auth import Authenticator
 from webapp.request_log import RequestLog
 from webapp.snapshot_lane import SnapshotLane
@@ -77,10 +78,16 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     base = urlparse(config.base_url).path.rstrip("/")
     for blueprint in RESOURCES:
         app.register_blueprint(blueprint, url_prefix=base)
-    # The RFC 9727 catalog and the health probes live at the site root, where tools look.
+    # The RFC 9727 catalog and the health probes live at the site root, where tools look;
+    # the metrics too, when they are on.
     app.register_blueprint(catalog.bp)
     app.register_blueprint(probes.bp)
-    app.wsgi_app = RequestLog(SnapshotLane(app, database, base))
+    routes = None
+    if config.metrics:
+        app.register_blueprint(metrics.bp)
+        metrics.enable(app, config)
+        routes = instruments.Routes(app.url_map)
+    app.wsgi_app = RequestLog(SnapshotLane(app, database, base), routes)
     if config.proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
         n = config.proxies

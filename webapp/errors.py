@@ -10,7 +10,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from werkzeug.http import HTTP_STATUS_CODES
 
 from store.encoding import dumps
-from webapp import request_log
+from webapp import instruments, request_log
 
 log = logging.getLogger("rua.webapp")
 
@@ -49,6 +49,8 @@ def error_response(status: int, code: str, headers: dict | None = None, **extra)
 
 
 def _api_error(exc: ApiError) -> Response:
+    if exc.status == 429:
+        instruments.refused(exc.code)
     return error_response(exc.status, exc.code, exc.headers, **exc.extra)
 
 

@@ -12,6 +12,7 @@ import time
 
 from ingest.printable import printable
 from store.ids import new_ulid
+from webapp import instruments
 
 log = logging.getLogger("rua.request")
 
@@ -33,10 +34,12 @@ def request_id(environ) -> str:
 
 
 class RequestLog:
-    """WSGI middleware around the whole app (snapshot lane included)."""
+    """WSGI middleware around the whole app (snapshot lane included). With `routes` (RUA_METRICS
+    on), each request is also counted by its route template (webapp/instruments.py)."""
 
-    def __init__(self, app):
+    def __init__(self, app, routes: instruments.Routes | None = None):
         self.app = app
+        self.routes = routes
 
     def __call__(self, environ, start_response):
         started = time.perf_counter()
@@ -45,19 +48,25 @@ class RequestLog:
 
         def start(status, headers, exc_info=None):
             seen["status"] = status
+            if self.routes is not None:
+                # Counted before the first byte leaves: a client that has its answer finds
+                # it counted, whichever worker answers its next scrape.
+                seen["route"] = self.routes.name(environ)
+                instruments.count(seen["route"], _code(status))
             if not any(name.lower() == "x-request-id" for name, _ in headers):
                 headers.append((HEADER, rid))
             return start_response(status, headers, exc_info)
 
         body = self.app(environ, start)
-        return _Logged(body, environ, seen, started)
+        return _Logged(body, environ, seen, started, self.routes)
 
 
 class _Logged:
     """The body as the app made it, logged when the server closes it (after the last byte)."""
 
-    def __init__(self, body, environ, seen, started):
+    def __init__(self, body, environ, seen, started, routes):
         self.body, self.environ, self.seen, self.started = body, environ, seen, started
+        self.routes = routes
 
     def __iter__(self):
         return iter(self.body)
@@ -68,15 +77,21 @@ class _Logged:
             if close is not None:
                 close()
         finally:
-            write_line(self.environ, self.seen.get("status", "500"), self.started)
+            seconds = time.perf_counter() - self.started
+            write_line(self.environ, _code(self.seen.get("status", "500")), seconds)
+            if "route" in self.seen:
+                instruments.timed(self.seen["route"], seconds)
 
 
-def write_line(environ, status: str, started: float) -> None:
-    milliseconds = round((time.perf_counter() - started) * 1000, 1)
+def _code(status: str) -> int:
+    return int(status.split(" ", 1)[0])
+
+
+def write_line(environ, code: int, seconds: float) -> None:
+    milliseconds = round(seconds * 1000, 1)
     method = environ.get("REQUEST_METHOD", "")
     # A path is the client's text: escaped, so one request stays one line.
     path = printable(environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", ""))[:PATH_CUT]
-    code = int(status.split(" ", 1)[0])
     rid = environ[ENVIRON_KEY]
     log.info("%s %s %s %sms request_id=%s", method, path, code, milliseconds, rid,
              extra={"method": method, "path": path, "status": code, "ms": milliseconds,

@@ -80,7 +80,8 @@ def proxy(database, config, tmp_path):
     issued.private_key_pem.write_to_path(str(cert["key"]))
     http_port, https_port = free_port(), free_port()
     with running_gunicorn(config, tmp_path / "gunicorn.log", "tests.deploy.proxied_app:app",
-                          RUA_PROXIES="1", RUA_BASE_URL=f"https://{HOST}/api/v1") as (base, _):
+                          RUA_PROXIES="1", RUA_BASE_URL=f"https://{HOST}/api/v1",
+                          RUA_METRICS="1") as (base, _):
         upstream = int(base.split(":")[2].split("/")[0])
         (tmp_path / "rua.conf").write_text(site(tmp_path, http_port, https_port, upstream, cert))
         # As root, workers would run as nobody, who cannot reach pytest's 0700 folders.
@@ -153,3 +154,9 @@ def test_the_api_answers_through_nginx_and_plain_http_is_sent_to_https(proxy):
     assert status == 301 and headers["Location"] == f"https://{HOST}/api/v1/openapi.json?x=1"
     status, _, body = get(https_port, "/api/v1/reports", ca)
     assert status == 401, body           # the key check is the app's, not nginx's
+
+
+def test_metrics_are_not_served_through_the_public_proxy(proxy):
+    https_port, _, ca = proxy
+    status, _, body = get(https_port, "/metrics", ca)
+    assert status == 404 and b"route_not_found" not in body     # nginx's answer, not the app's
