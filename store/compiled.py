@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import chain
 
 from peewee import (BigIntegerField, CharField, FloatField, ForeignKeyField, IntegerField,
-                    TextField)
+                    TextField, Value)
 
 from store import db
 
@@ -46,10 +46,44 @@ class Compiled:
         return sql, [(p in slots if isinstance(p, str) else False, slots.get(p, p)) for p in params]
 
     def run(self, **values) -> list[tuple]:
+        return self.execute(**values).fetchall()
+
+    def execute(self, **values):
+        """The cursor of the statement run with values (for one that returns no rows)."""
         names = tuple(sorted(values))
         sql, slots = _cached((self, names), lambda: self._compile(names))
         params = [values[item] if named else item for named, item in slots]
-        return db.obj.execute_sql(sql, params).fetchall()
+        return db.obj.execute_sql(sql, params)
+
+
+class CompiledRows:
+    """build(rows) returns a peewee query over rows of values (a multi-row insert or upsert);
+    run(rows) executes its SQL with rows of values as the database takes them, the text made
+    once per number of rows."""
+
+    def __init__(self, build):
+        self.build = build
+
+    def _compile(self, count: int, width: int):
+        texts = [[f"\x00{row}:{column}\x00" for column in range(width)] for row in range(count)]
+        # converter=False: a mark reaches the SQL's parameters as it is, whatever its column.
+        sql, params = self.build([[Value(text, converter=False) for text in line]
+                                  for line in texts]).sql()
+        slots = {text: row * width + column for row, line in enumerate(texts)
+                 for column, text in enumerate(line)}
+        return sql, [(p in slots if isinstance(p, str) else False, slots.get(p, p))
+                     for p in params]
+
+    def run(self, rows: list) -> list[tuple]:
+        """The rows the statement returns (RETURNING), or [] when it returns none."""
+        if not rows:
+            return []
+        sql, slots = _cached((self, len(rows), len(rows[0])),
+                             lambda: self._compile(len(rows), len(rows[0])))
+        flat = list(chain.from_iterable(rows))
+        cursor = db.obj.execute_sql(sql, [flat[item] if marked else item
+                                          for marked, item in slots])
+        return cursor.fetchall() if cursor.description else []
 
 
 def raw_rows(query) -> list[tuple]:
@@ -77,6 +111,16 @@ def statement(key, build) -> str:
 def execute(key, build, params=()):
     """Run the statement built by build() (with ? for each parameter); the cursor."""
     return db.execute_sql(statement(key, build), params)
+
+
+def fields_of(model) -> list:
+    """A model's fields in the order of its columns."""
+    return model._meta.sorted_fields
+
+
+def values_of(instance, fields) -> list:
+    """An unsaved instance's values of fields (defaults filled in), as insert_rows takes them."""
+    return [instance.__data__.get(f.name) for f in fields]
 
 
 def row(model, fields, values):

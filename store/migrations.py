@@ -6,7 +6,9 @@ record indexes that others cover; version 4 has SQLite keep each organization's 
 row by triggers; version 5 allows one open event per dedupe key; version 6 gives sources their
 totals (kept by ingest from then on) and enrichment fields; version 7 adds notification
 channels and the outbox of their deliveries; version 8 has sources remember the other
-spellings of their address; version 9 gives them the text their search matches. Once a
+spellings of their address; version 9 gives them the text their search matches; version 11
+indexes domains by name for routing and lets ingest write a report's row after its records
+(on Postgres, the records' reference to their report is checked at commit). Once a
 release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
 add_column and friends), so an existing database is upgraded in place without losing data.
 """
@@ -15,8 +17,8 @@ from __future__ import annotations
 from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
-from store.models import (MODELS, NotifyChannel, Outbox, Record, Report, SchemaVersion, Source,
-                          SourceDomain, Usage)
+from store.models import (MODELS, Domain, NotifyChannel, Outbox, Record, Report, SchemaVersion,
+                          Source, SourceDomain, Usage)
 
 
 def _initial_schema(database):
@@ -229,6 +231,16 @@ def _source_search(database):
         Source.update(search_text=text).where(Source.id == row.id).execute()
 
 
+def _ingest_writes_once(database):
+    """Routing reads domains by name through an index; on Postgres a record's reference to
+    its report may be checked at commit, so ingest writes the report row once, after its
+    records, with its totals (SQLite defers it per transaction: ingest/storing.py)."""
+    database.create_tables([Domain], safe=True)       # the (name) index
+    if is_postgres():
+        database.execute_sql('ALTER TABLE "record" ALTER CONSTRAINT "record_report_id_fkey" '
+                             'DEFERRABLE INITIALLY DEFERRED')
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -242,6 +254,8 @@ MIGRATIONS = [
     (8, "sources remember the other spellings of their address", _source_spellings),
     (9, "sources carry the text their search matches; source domains keyed by ip first",
      _source_search),
+    (11, "domains indexed by name; report rows written after their records",
+     _ingest_writes_once),
 ]
 
 
