@@ -7,6 +7,8 @@ stored or refused on its own, so a bad member never costs the good ones beside i
   stored     otherwise, when at least one report was new;
   duplicate  when every report in it was already stored.
 Input files are only read, never moved, modified or deleted. The database must be connected.
+A FileResult is handed out only once every report stored from its file is committed
+(ingest/commits.py groups the commits).
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from ingest import routing, xml_report
+from ingest.commits import Group
 from ingest.files import SEP, iter_documents, iter_message
 from ingest.model import Document, Refused, ReportError
 from ingest.printable import printable
@@ -59,8 +62,16 @@ def ingest_paths(paths: Iterable[str], *, config, org=None,
     progress(origin, status) is called as each report or refusal inside a file is settled.
     """
     org = routing.find_org(org) if org is not None else None   # an unknown org stops at once
-    for path in paths:
-        yield from _ingest_path(str(path), config, org, progress or (lambda origin, status: None))
+    group = Group()
+    quiet = (lambda origin, status: None)
+    try:
+        for path in paths:
+            for result in _ingest_path(str(path), config, org, progress or quiet, group):
+                yield from group.hold(result)
+        yield from group.commit()
+    except BaseException:
+        group.rollback()
+        raise
 
 
 def ingest_message(origin: str, data: bytes, *, config, org=None,
@@ -69,12 +80,19 @@ def ingest_message(origin: str, data: bytes, *, config, org=None,
     org = routing.find_org(org) if org is not None else None
     items = iter_message(origin, data, **_limits(config))
     quiet = (lambda origin, status: None)
-    return next(_ingest_items(origin, items, org, progress or quiet, config))
+    group = Group()
+    try:
+        result = next(_ingest_items(origin, items, org, progress or quiet, config, group))
+        group.commit()
+    except BaseException:
+        group.rollback()
+        raise
+    return result
 
 
-def _ingest_path(path, config, org, progress) -> Iterator[FileResult]:
+def _ingest_path(path, config, org, progress, group) -> Iterator[FileResult]:
     items = iter_documents(path, **_limits(config))
-    yield from _ingest_items(path, items, org, progress, config)
+    yield from _ingest_items(path, items, org, progress, config, group)
 
 
 def _limits(config) -> dict:
@@ -82,7 +100,7 @@ def _limits(config) -> dict:
                 max_input_bytes=config.max_input_bytes, max_members=config.max_members)
 
 
-def _ingest_items(path, items, org, progress, config) -> Iterator[FileResult]:
+def _ingest_items(path, items, org, progress, config, group) -> Iterator[FileResult]:
     current = None
     while True:
         try:
@@ -98,12 +116,12 @@ def _ingest_items(path, items, org, progress, config) -> Iterator[FileResult]:
             yield current.settle()
             current = None
         current = current or FileResult(name)
-        status = _ingest_one(item, current, org, config)
+        status = _ingest_one(item, current, org, config, group)
         progress(item.origin, status)
     yield (current or FileResult(path)).settle()
 
 
-def _ingest_one(item, result: FileResult, org, config) -> str:
+def _ingest_one(item, result: FileResult, org, config, group) -> str:
     """Store one document (or note one refusal) into result; the report's status."""
     if isinstance(item, Refused):
         result.refusals.append(item.reason)
@@ -116,7 +134,9 @@ def _ingest_one(item, result: FileResult, org, config) -> str:
     try:
         parsed = xml_report.parse(Document(item.origin, open_tracked),
                                   max_records=config.max_records)
+        group.open()
         stored = store_report(parsed, org=org, caps=DomainCaps.of(config))
+        group.stored()
     except ReportError as exc:
         result.refusals.append(_naming(item.origin, str(exc)))
         return "refused"
