@@ -2,10 +2,10 @@
 
 Building SQL through peewee costs more than running a small indexed query (GET /reports/{id})
 and more than the database work when ingest writes a report of thousands of records; here a
-statement's text is made once and kept in one cache. Two ways to write it: Compiled for a query
-written with peewee, statement() and insert_rows for the ingest writes peewee builds value by
-value (multi-row inserts and upserts), where only the models' table and column names, quoted,
-enter the text. What it costs: a change to a model's columns needs no change here, but a
+statement's text is made once and kept in one cache. Three ways to write it: Compiled for a query
+written with peewee, CompiledRows for a multi-row insert or upsert written with peewee (its row
+of marks repeated per row count), statement() and insert_rows for the ingest writes peewee
+builds value by value, where only the models' table and column names, quoted, enter the text. What it costs: a change to a model's columns needs no change here, but a
 statement's text is only ever built from names and `?` marks, never from a value.
 """
 from __future__ import annotations
