@@ -5,7 +5,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from peewee import IntegrityError
+from peewee import IntegrityError, Value
 
 from ingest import rollups, routing, source_facts
 from ingest.model import ParsedReport, ReportError
@@ -58,7 +58,7 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
     caps: a report whose domain is new to the organization is refused past them.
 
     One transaction (a savepoint inside the caller's, ingest/pipeline.py) holds the look-ups
-    and the writes: the records first, then the report's row with its totals, once."""
+    and the writes."""
     meta = parsed.meta
     try:
         domain = normalize(meta.domain)
@@ -167,9 +167,13 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at,
         aspf=meta.aspf, p=meta.p, sp=meta.sp, np=meta.np, pct=meta.pct, fo=meta.fo,
         testing=meta.testing, psd=meta.psd, discovery_method=meta.discovery_method,
         received_at=received_at)))
-    if not is_postgres():
-        # The records go in before their report's row (Postgres defers that check: migration 11).
-        db.execute_sql("PRAGMA defer_foreign_keys = ON")
+    # Postgres: the row is written once, after its records (migration 11 has their reference
+    # to it checked at commit), for an update would leave a dead row and new index entries.
+    # SQLite updates in place, and checks a record's report as it goes in, which costs less
+    # than deferring the check (12% of the corpus's parse + store CPU).
+    first = not is_postgres()
+    if first:
+        sql.insert_rows(Report, _REPORT_FIELDS, [sql.values_of(report, _REPORT_FIELDS)])
     writer = RecordWriter(report, domain, lambda model, values: _fit(model, warnings, values))
     writer.write_all(parsed.records)
     report.record_count = writer.records
@@ -177,7 +181,11 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at,
     report.compliance_rate = _rate(writer.compliant, writer.messages)
     report.failure_summary = writer.summary
     report.parse_warnings = (list(parsed.warnings) + warnings) or None   # complete only now
-    sql.insert_rows(Report, _REPORT_FIELDS, [sql.values_of(report, _REPORT_FIELDS)])
+    if first:
+        _TOTALS.execute(id=report.id, **{f.name: f.db_value(getattr(report, f.name))
+                                         for f in _TOTAL_FIELDS})
+    else:
+        sql.insert_rows(Report, _REPORT_FIELDS, [sql.values_of(report, _REPORT_FIELDS)])
     rollups.save_daily(org.id, domain, days[2], writer.tally)
     policy = (report.p, report.pct, report.testing)
     rollups.save_domain_day(org.id, domain, days[2], report.total_messages, policy,
@@ -234,6 +242,12 @@ def _fit(model, warnings: list, values: dict) -> dict:
 _STORED = sql.Compiled(lambda org, key: Report.select()
                        .where(Report.org == org, Report.dedupe_key == key))
 _REPORT_FIELDS = sql.fields_of(Report)
+_TOTAL_FIELDS = (Report.record_count, Report.total_messages, Report.compliant_messages,
+                 Report.compliance_rate, Report.failure_summary, Report.parse_warnings)
+# converter=False: each value is given as the database takes it (the JSON ones as text).
+_TOTALS = sql.Compiled(lambda id, **totals: Report.update(
+    {field: Value(totals[field.name], converter=False) for field in _TOTAL_FIELDS})
+    .where(Report.id == id))
 _MARK_DIRTY = sql.Compiled(lambda org, now: Organization.update(dirty_since=now)
                            .where(Organization.id == org, Organization.dirty_since.is_null()))
 _MONITORED = sql.Compiled(lambda org, name: Domain

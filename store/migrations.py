@@ -7,8 +7,8 @@ row by triggers; version 5 allows one open event per dedupe key; version 6 gives
 totals (kept by ingest from then on) and enrichment fields; version 7 adds notification
 channels and the outbox of their deliveries; version 8 has sources remember the other
 spellings of their address; version 9 gives them the text their search matches; version 11
-indexes domains by name for routing and lets ingest write a report's row after its records
-(on Postgres, the records' reference to their report is checked at commit). Once a
+indexes domains by name for routing and lets ingest write a report's row after its records on
+Postgres (their reference to it checked at commit). Once a
 release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
 add_column and friends), so an existing database is upgraded in place without losing data.
 """
@@ -233,8 +233,8 @@ def _source_search(database):
 
 def _ingest_writes_once(database):
     """Routing reads domains by name through an index; on Postgres a record's reference to
-    its report may be checked at commit, so ingest writes the report row once, after its
-    records, with its totals (SQLite defers it per transaction: ingest/storing.py)."""
+    its report is checked at commit, so ingest writes the report row once, after its records,
+    with its totals (ingest/storing.py)."""
     database.create_tables([Domain], safe=True)       # the (name) index
     if is_postgres():
         database.execute_sql('ALTER TABLE "record" ALTER CONSTRAINT "record_report_id_fkey" '
