@@ -44,14 +44,20 @@ class Group:
         """Begin a group before a report is stored, unless one is open."""
         if self.opened:
             return
-        self.opened, self.started, self.reports = True, time.monotonic(), 0
         if is_postgres():
             db.execute_sql(_POSTGRES_UNFLUSHED)
-            return
-        db.execute_sql(_SQLITE_FLUSHED)
-        # IMMEDIATE: the write lock from the start, as storing._writing says why.
-        self.transaction = db.transaction(lock_type="IMMEDIATE")
-        self.transaction.__enter__()
+        else:
+            db.execute_sql(_SQLITE_FLUSHED)
+            # IMMEDIATE: the write lock from the start, as storing._writing says why. A store
+            # locked past its busy timeout raises here, and the group is not open.
+            transaction = db.transaction(lock_type="IMMEDIATE")
+            try:
+                transaction.__enter__()
+            except Exception:
+                db.execute_sql(_SQLITE_UNFLUSHED)
+                raise
+            self.transaction = transaction
+        self.opened, self.started, self.reports = True, time.monotonic(), 0
 
     def stored(self, count: int = 1) -> None:
         self.reports += count
