@@ -64,16 +64,16 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
         domain = normalize(meta.domain)
     except InvalidDomain as exc:
         raise ReportError(f"policy domain: {exc}") from None
+    key = dedupe_key(meta.org_name, meta.report_id, domain)
     now = received_at or utcnow()
     try:
         with _writing():
-            return _route_and_store(parsed, org, domain, caps, now)
+            return _route_and_store(parsed, org, domain, key, caps, now)
     except _NoRoom as refusal:
         raise _refuse(refusal.org, domain, refusal.cap, now) from None
     except IntegrityError:
         # Another process stored the same report between our look-up and our insert.
-        existing = _stored(_target(org, domain).id, dedupe_key(meta.org_name, meta.report_id,
-                                                                domain))
+        existing = _stored(_target(org, domain).id, key)
         if existing is None:
             raise
         return Stored("duplicate", existing)
@@ -100,10 +100,9 @@ def _target(org, domain: str) -> Organization:
     return routing.find_org(org) if org is not None else routing.route(domain)
 
 
-def _route_and_store(parsed, org, domain: str, caps, now: datetime) -> Stored:
+def _route_and_store(parsed, org, domain: str, key: str, caps, now: datetime) -> Stored:
     meta = parsed.meta
     target = _target(org, domain)
-    key = dedupe_key(meta.org_name, meta.report_id, domain)
     existing = _stored(target.id, key)
     if existing is not None:
         return Stored("duplicate", existing)
