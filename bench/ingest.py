@@ -131,9 +131,12 @@ def _time_sections(database) -> dict:
             finally:
                 split[name] += time.perf_counter() - started
         return wrapper
-    from ingest import source_facts
-    source_facts.save = timed("source facts", source_facts.save)
     database.commit = timed("commit", database.commit)
+    try:
+        from ingest import source_facts
+    except ImportError:         # a tree from before source facts (--against)
+        return split
+    source_facts.save = timed("source facts", source_facts.save)
     return split
 
 
