@@ -64,9 +64,10 @@ class CompiledRows:
     def __init__(self, build):
         self.build = build
 
-    def _compile(self, count: int, width: int):
-        """The text for count rows: peewee writes the one-row statement (building hundreds of
-        rows through it costs milliseconds), whose row of marks is then repeated."""
+    def _one_row(self, width: int):
+        """(text before the row, the row of marks, text after it, constant parameters after
+        the row's): peewee writes the one-row statement once (hundreds of rows through it
+        would cost milliseconds per row count)."""
         texts = [f"\x00{column}\x00" for column in range(width)]
         # converter=False: a mark reaches the SQL's parameters as it is, whatever its column.
         sql, params = self.build([[Value(text, converter=False) for text in texts]]).sql()
@@ -76,9 +77,13 @@ class CompiledRows:
         head, found, tail = sql.partition(" VALUES " + one)
         if not found:
             raise ValueError("CompiledRows needs a multi-row INSERT ... VALUES statement")
-        text = head + " VALUES " + ", ".join([one] * count) + tail
-        return text, [(True, n) for n in range(count * width)] + [(False, p)
-                                                                  for p in params[width:]]
+        return head + " VALUES ", one, tail, params[width:]
+
+    def _compile(self, count: int, width: int):
+        """The text for count rows, the one row of marks repeated, and its parameter slots."""
+        head, one, tail, constants = _cached((self, width), lambda: self._one_row(width))
+        text = head + ", ".join([one] * count) + tail
+        return text, [(True, n) for n in range(count * width)] + [(False, p) for p in constants]
 
     def run(self, rows: list) -> list[tuple]:
         """The rows the statement returns (RETURNING), or [] when it returns none."""
