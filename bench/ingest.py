@@ -3,13 +3,16 @@
 Run from the repository root with the project's interpreter:
 
     .venv/bin/python bench/ingest.py [--corpus DIR] [--records 50000] [--repeat 1]
+        [--postgres postgresql://USER@HOST/SCRATCH_DB]
 
 parsedmarc lives only in bench/.venv-parsedmarc (created here on first use with
 `python3 -m venv` and pip). Every measurement runs in its own subprocess. "work" figures are
 taken inside it around the work (interpreter start and imports excluded); "process" figures are
 the whole child (start-up and imports included: wall around it, CPU and peak RSS from wait4).
 The row "rua ingest" is the command a user runs, `rua ingest --org bench FILE...` into a fresh
-SQLite store, timed as a whole process only.
+SQLite store, timed as a whole process only. It also prints the start-up (`rua --help` as a
+whole process) and where parse+store's time goes: parse (the parse-only run), source facts and
+commit (timed inside the run), store (the rest).
 
 With `--against TREE` (another source tree, e.g. `git archive REV | tar -x -C TREE` with a change
 applied) it measures instead rua parse and parse+store from this tree and from TREE, in
@@ -56,16 +59,17 @@ print(json.dumps({"seconds": time.perf_counter() - start, "cpu": time.process_ti
 """
 
 
-def rua_worker(mode: str, root: str) -> None:
-    """Parse (mode "parse") or parse and store into a fresh SQLite file (mode "store"), with the
-    code of the source tree root."""
+def rua_worker(mode: str, root: str, database_url: str | None = None) -> None:
+    """Parse (mode "parse") or parse and store into a fresh SQLite file (mode "store"), or into
+    the scratch Postgres database_url emptied first, with the code of the source tree root."""
     sys.path.insert(0, root)
     from config import Config
     files = json.load(sys.stdin)
     accepted = rejected = 0
+    split = {}
     with tempfile.TemporaryDirectory(prefix="rua-bench-") as folder:
-        config = Config(database_url=f"sqlite:///{folder}/bench.db", offline=True,
-                        lock_dir=folder)
+        config = Config(database_url=database_url or f"sqlite:///{folder}/bench.db",
+                        offline=True, lock_dir=folder)
         # The corpus holds many policy domains: the caps on domains from strangers are lifted
         # where the tree has them (an older tree compared with --against may not).
         if hasattr(config, "max_auto_domains"):
@@ -98,15 +102,42 @@ def rua_worker(mode: str, root: str) -> None:
             from store.models import Organization
             database = open_db(config.database_url)
             with database.connection_context():
+                if database_url:       # a scratch database: start it empty
+                    database.execute_sql("DROP SCHEMA public CASCADE")
+                    database.execute_sql("CREATE SCHEMA public")
                 migrate(database)
                 org = Organization.create(name="bench", plan="unlimited")
+                split = _time_sections(database)
                 start, cpu = time.perf_counter(), time.process_time()
                 for result in ingest_paths(files, config=config, org=org):
                     good = result.status in ("stored", "duplicate")
                     accepted += good
                     rejected += not good
                 seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    print(json.dumps({"seconds": seconds, "cpu": cpu, "accepted": accepted, "rejected": rejected}))
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "accepted": accepted, "rejected": rejected,
+                      "split": split}))
+
+
+def _time_sections(database) -> dict:
+    """Wall seconds spent in source facts and in commits, filled in as ingest runs (the
+    functions wrapped where this tree has them)."""
+    split = {"source facts": 0.0, "commit": 0.0}
+
+    def timed(name, function):
+        def wrapper(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                split[name] += time.perf_counter() - started
+        return wrapper
+    database.commit = timed("commit", database.commit)
+    try:
+        from ingest import source_facts
+    except ImportError:         # a tree from before source facts (--against)
+        return split
+    source_facts.save = timed("source facts", source_facts.save)
+    return split
 
 
 def ensure_parsedmarc() -> pathlib.Path:
@@ -181,6 +212,31 @@ def run_cli(files: list[str]) -> dict:
                "rejected": len(statuses) - accepted}
     figures.update(process_figures(wall, usage))
     return figures
+
+
+def startup(repeat: int) -> dict:
+    """`rua --help` as a whole process, the fastest of repeat runs."""
+    rua = pathlib.Path(sys.executable).with_name("rua")
+    runs = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        process = subprocess.Popen([str(rua), "--help"], stdout=subprocess.DEVNULL, cwd=ROOT)
+        _, status, usage = os.wait4(process.pid, 0)
+        runs.append(process_figures(time.perf_counter() - started, usage))
+    return min(runs, key=lambda figures: figures["process_seconds"])
+
+
+def where_time_goes(rows: dict) -> None:
+    """Work wall seconds of rua parse+store, split: parse (the parse-only run), source facts and
+    commit (timed inside the run), store (the rest)."""
+    parse = rows["rua parse"]["seconds"]
+    for name in [n for n in rows if n.startswith("rua parse+store")]:
+        f = rows[name]
+        split = f.get("split") or {}
+        facts, commit = split.get("source facts", 0.0), split.get("commit", 0.0)
+        store = f["seconds"] - parse - facts - commit
+        print(f"  where the time goes, {name} (work wall s): parse {parse:.3f}, store "
+              f"{store:.3f}, source facts {facts:.3f}, commit {commit:.3f}")
 
 
 def best(command, files, repeat: int) -> dict:
@@ -296,11 +352,15 @@ def main() -> None:
                         help="compare rua parse and parse+store with the source tree TREE, "
                              "interleaved, instead of measuring against parsedmarc")
     parser.add_argument("--rounds", type=int, default=5, help="rounds for --against (default 5)")
+    parser.add_argument("--postgres", metavar="URL",
+                        help="also parse+store into this scratch Postgres database (its tables "
+                             "are dropped first) and give its time against SQLite's")
     parser.add_argument("--worker", choices=["parse", "store"], help=argparse.SUPPRESS)
+    parser.add_argument("--database-url", help=argparse.SUPPRESS)
     parser.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        rua_worker(args.worker, args.root)
+        rua_worker(args.worker, args.root, args.database_url)
         return
     if args.against:
         compare_trees(args)
@@ -314,6 +374,9 @@ def main() -> None:
         "rua parse+store": [sys.executable, __file__, "--worker", "store"],
         "rua ingest": ["rua-ingest"],
     }
+    if args.postgres:
+        commands["rua parse+store (Postgres)"] = [sys.executable, __file__, "--worker", "store",
+                                                  "--database-url", args.postgres]
     corpus = pathlib.Path(args.corpus)
     files = corpus_files(corpus)
     if not files:
@@ -321,9 +384,18 @@ def main() -> None:
     size = sum(os.path.getsize(f) for f in files) / 1e6
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs "
           "(a busy machine stretches wall time; CPU time is steadier)")
+    started = startup(max(3, args.repeat))
+    print(f"start-up: `rua --help` {started['process_seconds'] * 1000:.0f} ms wall, "
+          f"{started['process_cpu'] * 1000:.0f} ms CPU, peak RSS {started['rss_mb']:.0f} MB "
+          "(whole process, fastest of the runs)")
     rows = {name: best(cmd, files, args.repeat) for name, cmd in commands.items()}
     table(f"corpus {corpus}: {len(files)} files, {size:.1f} MB", rows, len(files), "files")
-    ratios(rows, 5)
+    ratios(rows, 3)
+    where_time_goes(rows)
+    if args.postgres:
+        sqlite, postgres = rows["rua parse+store"], rows["rua parse+store (Postgres)"]
+        print(f"  Postgres / SQLite, parse+store work wall: "
+              f"{postgres['seconds'] / sqlite['seconds']:.2f} (goal < 2)")
     tls_corpus(corpus, args.repeat)
 
     with tempfile.TemporaryDirectory(prefix="rua-bench-large-") as folder:
@@ -332,7 +404,8 @@ def main() -> None:
         large = {name: best(cmd, [path], args.repeat) for name, cmd in commands.items()}
     table(f"one generated report: {args.records} records, {size:.1f} MB", large, args.records,
           "records")
-    ratios(large, 10, memory=True)
+    ratios(large, 8, memory=True)
+    where_time_goes(large)
 
 
 if __name__ == "__main__":

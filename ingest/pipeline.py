@@ -7,6 +7,8 @@ stored or refused on its own, so a bad member never costs the good ones beside i
   stored     otherwise, when at least one report was new;
   duplicate  when every report in it was already stored.
 Input files are only read, never moved, modified or deleted. The database must be connected.
+A FileResult is handed out only once every report stored from its file is committed
+(ingest/commits.py groups the commits).
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 from ingest import routing, tls_report, xml_report
+from ingest.commits import Group
 from ingest.files import SEP, iter_documents, iter_message
 from ingest.deadline import Deadline
 from ingest.model import Document, Refused, ReportError
@@ -62,8 +65,16 @@ def ingest_paths(paths: Iterable[str], *, config, org=None,
     progress(origin, status) is called as each report or refusal inside a file is settled.
     """
     org = routing.find_org(org) if org is not None else None   # an unknown org stops at once
-    for path in paths:
-        yield from _ingest_path(str(path), config, org, progress or (lambda origin, status: None))
+    group = Group()
+    quiet = (lambda origin, status: None)
+    try:
+        for path in paths:
+            for result in _ingest_path(str(path), config, org, progress or quiet, group):
+                yield from group.hold(result)
+        yield from group.commit()
+    except BaseException:
+        group.rollback()
+        raise
 
 
 def ingest_message(origin: str, data: bytes, *, config, org=None,
@@ -74,12 +85,19 @@ def ingest_message(origin: str, data: bytes, *, config, org=None,
     items = iter_message(origin, data, **_limits(config))
     quiet = (lambda origin, status: None)
     budget = Deadline(config.max_message_seconds)
-    return next(_ingest_items(origin, items, org, progress or quiet, config, budget))
+    group = Group()
+    try:
+        result = next(_ingest_items(origin, items, org, progress or quiet, config, group, budget))
+        group.commit()
+    except BaseException:
+        group.rollback()
+        raise
+    return result
 
 
-def _ingest_path(path, config, org, progress) -> Iterator[FileResult]:
+def _ingest_path(path, config, org, progress, group) -> Iterator[FileResult]:
     items = iter_documents(path, **_limits(config))
-    yield from _ingest_items(path, items, org, progress, config)
+    yield from _ingest_items(path, items, org, progress, config, group)
 
 
 def _limits(config) -> dict:
@@ -87,7 +105,7 @@ def _limits(config) -> dict:
                 max_input_bytes=config.max_input_bytes, max_members=config.max_members)
 
 
-def _ingest_items(path, items, org, progress, config,
+def _ingest_items(path, items, org, progress, config, group,
                   budget: Deadline | None = None) -> Iterator[FileResult]:
     current = None
     while True:
@@ -108,12 +126,13 @@ def _ingest_items(path, items, org, progress, config,
             yield current.settle()
             current = None
         current = current or FileResult(name)
-        status = _ingest_one(item, current, org, config, budget)
+        status = _ingest_one(item, current, org, config, group, budget)
         progress(item.origin, status)
     yield (current or FileResult(path)).settle()
 
 
-def _ingest_one(item, result: FileResult, org, config, budget: Deadline | None = None) -> str:
+def _ingest_one(item, result: FileResult, org, config, group,
+                budget: Deadline | None = None) -> str:
     """Store one document (or note one refusal) into result; the report's status."""
     if isinstance(item, Refused):
         result.refusals.append(item.reason)
@@ -132,7 +151,9 @@ def _ingest_one(item, result: FileResult, org, config, budget: Deadline | None =
             parsed.digest = content_digest(stream)
         if budget is not None:
             parsed.records = budget.watch(parsed.records)
+        group.open()
         stored = store_report(parsed, org=org, caps=DomainCaps.of(config))
+        group.stored()
     except Exception as exc:            # a fault in one input must not stop the batch
         result.refusals.append(_refusal(item.origin, exc))
         return "refused"

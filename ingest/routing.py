@@ -27,14 +27,17 @@ def find_org(value) -> Organization:
 
 def route(domain: str) -> Organization:
     """The one organization monitoring `domain` (else its organizational domain), or ReportError."""
-    for name in dict.fromkeys((domain, organizational_domain(domain))):
-        orgs = _monitoring(name)
-        if len(orgs) == 1:
-            return orgs[0]
-        if orgs:
-            names = ", ".join(o.name for o in orgs)
-            raise ReportError(f"ambiguous: {name} is monitored by several organizations ({names}); "
-                              f"choose one with --org")
+    name, orgs = domain, _monitoring(domain)
+    if not orgs:
+        # Only now the Public Suffix List: most reports are for a domain monitored as such.
+        name = organizational_domain(domain)
+        orgs = _monitoring(name) if name != domain else []
+    if len(orgs) == 1:
+        return orgs[0]
+    if orgs:
+        names = ", ".join(o.name for o in orgs)
+        raise ReportError(f"ambiguous: {name} is monitored by several organizations ({names}); "
+                          f"choose one with --org")
     raise ReportError(f"unroutable: no organization monitors {domain}")
 
 

@@ -1,16 +1,20 @@
 """Source facts: each sending IP's totals per organization (Source) and per policy domain
 (SourceDomain), added to in the stored report's transaction beside the daily rollups.
 
-Only a stored report reaches here (a duplicate never does), so the sums are exact. The upserts
-add to existing rows; SourceDomain's RETURNING says which (domain, IP) pairs this report made
-(their `reports` is 1), which is what Source's domain count and the new_sender event need.
+Only a stored report reaches here (a duplicate never does), so the sums are exact. The report's
+sums are folded per IP in memory (rollups.Tally) and written by two multi-row upserts per 500
+IPs, which add to existing rows; SourceDomain's RETURNING says which (domain, IP) pairs this
+report made (their `reports` is 1), which is what Source's domain count and the new_sender
+events (raised in one insert per report) need.
 """
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
+from peewee import EXCLUDED, Case, fn
+
 from store import compiled as sql
-from store import db, events
+from store import events
 from store.addresses import SEARCH_LENGTH, ip_key, remember_spellings, search_text
 from store.models import DomainDay, Source, SourceDomain
 
@@ -38,50 +42,24 @@ def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, t
 
 def _save_domains(org_id, domain, first, last, chunk) -> list[str]:
     """Upsert the chunk's SourceDomain rows; the IPs whose row this report created."""
-    fields = [SourceDomain.org, SourceDomain.domain, SourceDomain.ip, SourceDomain.first_seen,
-              SourceDomain.last_seen, *_sums(SourceDomain), SourceDomain.quarantined,
-              SourceDomain.rejected, SourceDomain.reports]
-    key = ("source_domain", len(chunk))
-    text = sql.statement(key, lambda: _upsert(SourceDomain, fields, len(chunk),
-                                              [SourceDomain.org, SourceDomain.ip,
-                                               SourceDomain.domain], fields[5:])
-                         + f" RETURNING {sql.name(SourceDomain.ip)}, "
-                           f"{sql.name(SourceDomain.reports)}")
     begin, end = _stamp(first), _stamp(last)
-    params = []
-    for ip, messages, compliant, spf_pass, dkim_pass, forwarded, quarantined, rejected in chunk:
-        params += [org_id, domain, ip, begin, end, messages, compliant, messages - spf_pass,
-                   messages - dkim_pass, forwarded, quarantined, rejected, 1]
-    return [ip for ip, reports in db.execute_sql(text, params).fetchall() if reports == 1]
+    rows = [(org_id, domain, ip, begin, end, messages, compliant, messages - spf_pass,
+             messages - dkim_pass, forwarded, quarantined, rejected, 1)
+            for ip, messages, compliant, spf_pass, dkim_pass, forwarded, quarantined, rejected
+            in chunk]
+    return [ip for ip, reports in _DOMAINS.run(rows) if reports == 1]
 
 
 def _save_sources(org_id, domain, first, last, chunk, new: set) -> None:
-    fields = [Source.org, Source.ip, Source.first_seen, Source.last_seen, *_sums(Source),
-              Source.auth_failures, Source.domain_count, Source.ip_key, Source.compliance_rate,
-              Source.search_text, *_UNKNOWN]
-    t, n = sql.table(Source), sql.name
-
-    def build():
-        text = _upsert(Source, fields, len(chunk), [Source.org, Source.ip], fields[4:11])
-        total = f"({t}.{n(Source.messages)} + excluded.{n(Source.messages)})"
-        # A domain new to a known source joins its search text ("ip domain" when inserted).
-        found, added = f"{t}.{n(Source.search_text)}", (
-            f"SUBSTR(excluded.{n(Source.search_text)}, LENGTH(excluded.{n(Source.ip)}) + 1)")
-        return (text + f", {n(Source.compliance_rate)} = CASE WHEN {total} > 0 THEN 100.0 * "
-                f"({t}.{n(Source.compliant)} + excluded.{n(Source.compliant)}) / {total} "
-                f"ELSE 0 END, {n(Source.search_text)} = CASE WHEN "
-                f"excluded.{n(Source.domain_count)} > 0 AND LENGTH({found}) + LENGTH({added}) "
-                f"<= {SEARCH_LENGTH} THEN {found} || {added} ELSE {found} END")
-    text = sql.statement(("source", len(chunk)), build)
     begin, end = _stamp(first), _stamp(last)
-    params = []
+    rows = []
     for ip, messages, compliant, spf_pass, dkim_pass, forwarded, *_ in chunk:
         spf_fail, dkim_fail = messages - spf_pass, messages - dkim_pass
-        params += [org_id, ip, begin, end, messages, compliant, spf_fail, dkim_fail, forwarded,
-                   spf_fail + dkim_fail, 1 if ip in new else 0, ip_key(ip),
-                   100.0 * compliant / messages if messages else 0.0,
-                   search_text(ip, [domain]), *_UNKNOWN.values()]
-    db.execute_sql(text, params)
+        rows.append((org_id, ip, begin, end, messages, compliant, spf_fail, dkim_fail, forwarded,
+                     spf_fail + dkim_fail, 1 if ip in new else 0, ip_key(ip),
+                     100.0 * compliant / messages if messages else 0.0,
+                     search_text(ip, [domain]), *_UNKNOWN.values()))
+    _SOURCES.run(rows)
 
 
 # What a new source is until enriched (no database defaults: peewee gives them in Python).
@@ -93,20 +71,46 @@ def _sums(model):
     return [model.messages, model.compliant, model.spf_fail, model.dkim_fail, model.forwarded]
 
 
-def _upsert(model, fields, rows: int, conflict, add) -> str:
-    """INSERT of `rows` rows; on the conflict key, `add` columns are added and the window of
-    first_seen/last_seen widened."""
-    t, n = sql.table(model), sql.name
-    first, last = n(model.first_seen), n(model.last_seen)
-    sets = [f"{n(f)} = {t}.{n(f)} + excluded.{n(f)}" for f in add]
-    sets += [f"{first} = CASE WHEN excluded.{first} < {t}.{first} THEN excluded.{first} "
-             f"ELSE {t}.{first} END",
-             f"{last} = CASE WHEN excluded.{last} > {t}.{last} THEN excluded.{last} "
-             f"ELSE {t}.{last} END"]
-    one = "(" + ", ".join(["?"] * len(fields)) + ")"
-    return (f"INSERT INTO {t} ({', '.join(n(f) for f in fields)}) VALUES "
-            f"{', '.join([one] * rows)} ON CONFLICT ({', '.join(n(f) for f in conflict)}) "
-            f"DO UPDATE SET {', '.join(sets)}")
+def _added(model, add) -> dict:
+    """On a conflict: the `add` columns added to, and the first_seen/last_seen window widened."""
+    changes = {f: f + EXCLUDED[f.column_name] for f in add}
+    first, last = EXCLUDED[model.first_seen.column_name], EXCLUDED[model.last_seen.column_name]
+    changes[model.first_seen] = Case(None, [(first < model.first_seen, first)], model.first_seen)
+    changes[model.last_seen] = Case(None, [(last > model.last_seen, last)], model.last_seen)
+    return changes
+
+
+def _source_changes(add) -> dict:
+    """_added, and the compliance rate and search text of the sums after the report."""
+    changes = _added(Source, add)
+    total = Source.messages + EXCLUDED.messages
+    changes[Source.compliance_rate] = Case(None, [(
+        total > 0, 100.0 * (Source.compliant + EXCLUDED.compliant) / total)], 0)
+    # A domain new to a known source joins its search text ("ip domain" when inserted).
+    added = fn.SUBSTR(EXCLUDED.search_text, fn.LENGTH(EXCLUDED.ip) + 1)
+    fits = fn.LENGTH(Source.search_text) + fn.LENGTH(added) <= SEARCH_LENGTH
+    changes[Source.search_text] = Case(None, [(
+        (EXCLUDED.domain_count > 0) & fits, Source.search_text.concat(added))],
+        Source.search_text)
+    return changes
+
+
+_DOMAIN_FIELDS = [SourceDomain.org, SourceDomain.domain, SourceDomain.ip, SourceDomain.first_seen,
+                  SourceDomain.last_seen, *_sums(SourceDomain), SourceDomain.quarantined,
+                  SourceDomain.rejected, SourceDomain.reports]
+_DOMAINS = sql.CompiledRows(lambda rows: SourceDomain
+                            .insert_many(rows, fields=_DOMAIN_FIELDS)
+                            .on_conflict(conflict_target=[SourceDomain.org, SourceDomain.ip,
+                                                          SourceDomain.domain],
+                                         update=_added(SourceDomain, _DOMAIN_FIELDS[5:]))
+                            .returning(SourceDomain.ip, SourceDomain.reports))
+_SOURCE_FIELDS = [Source.org, Source.ip, Source.first_seen, Source.last_seen, *_sums(Source),
+                  Source.auth_failures, Source.domain_count, Source.ip_key, Source.compliance_rate,
+                  Source.search_text, *_UNKNOWN]
+_SOURCES = sql.CompiledRows(lambda rows: Source
+                            .insert_many(rows, fields=_SOURCE_FIELDS)
+                            .on_conflict(conflict_target=[Source.org, Source.ip],
+                                         update=_source_changes(_SOURCE_FIELDS[4:11])))
 
 
 def _stamp(moment: datetime):

@@ -3,13 +3,14 @@ SQL-text layer of the store.
 
 Building SQL through peewee costs more than running a small indexed query (GET /reports/{id})
 and more than the database work when ingest writes a report of thousands of records; here a
-statement's text is made once and kept in one cache. Three ways to write it: Compiled for a
-query written with peewee; statement() and insert_rows for the ingest writes peewee builds value
-by value (multi-row inserts and upserts), where only the models' table and column names, quoted,
-enter the text with a `?` per value; and for hand-written statements whose values repeat (the
-metering upserts), `:name` marks that run_named() and Prepared turn into the same positional
-marks once. What it costs: a statement's text is only ever built from names and marks, never
-from a value.
+statement's text is made once and kept in one cache. Four ways to write it: Compiled for a
+query written with peewee; CompiledRows for a multi-row insert or upsert written with peewee
+(its row of marks repeated per row count); statement() and insert_rows for the ingest writes
+peewee builds value by value, where only the models' table and column names, quoted, enter the
+text with a `?` per value; and for hand-written statements whose values repeat (the metering
+upserts), `:name` marks that run_named() and Prepared turn into the same positional marks
+once. What it costs: a statement's text is only ever built from names and marks, never from a
+value.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import weakref
 from itertools import chain
 
 from peewee import (BigIntegerField, CharField, FloatField, ForeignKeyField, IntegerField,
-                    TextField)
+                    TextField, Value)
 
 from store import db, is_postgres
 
@@ -52,10 +53,55 @@ class Compiled:
         return sql, [(p in slots if isinstance(p, str) else False, slots.get(p, p)) for p in params]
 
     def run(self, **values) -> list[tuple]:
+        return self.execute(**values).fetchall()
+
+    def execute(self, **values):
+        """The cursor of the statement run with values (for one that returns no rows)."""
         names = tuple(sorted(values))
         sql, slots = _cached((self, names), lambda: self._compile(names))
         params = [values[item] if named else item for named, item in slots]
-        return db.obj.execute_sql(sql, params).fetchall()
+        return db.obj.execute_sql(sql, params)
+
+
+class CompiledRows:
+    """build(rows) returns a peewee query over rows of values (a multi-row insert or upsert);
+    run(rows) executes its SQL with rows of values as the database takes them, the text made
+    once per number of rows."""
+
+    def __init__(self, build):
+        self.build = build
+
+    def _one_row(self, width: int):
+        """(text before the row, the row of marks, text after it, constant parameters after
+        the row's): peewee writes the one-row statement once (hundreds of rows through it
+        would cost milliseconds per row count)."""
+        texts = [f"\x00{column}\x00" for column in range(width)]
+        # converter=False: a mark reaches the SQL's parameters as it is, whatever its column.
+        sql, params = self.build([[Value(text, converter=False) for text in texts]]).sql()
+        if params[:width] != texts or any(p in texts for p in params[width:]):
+            raise ValueError("CompiledRows needs a statement whose row values come first")
+        one = "(" + ", ".join([db.param] * width) + ")"
+        head, found, tail = sql.partition(" VALUES " + one)
+        if not found:
+            raise ValueError("CompiledRows needs a multi-row INSERT ... VALUES statement")
+        return head + " VALUES ", one, tail, params[width:]
+
+    def _compile(self, count: int, width: int):
+        """The text for count rows, the one row of marks repeated, and its parameter slots."""
+        head, one, tail, constants = _cached((self, width), lambda: self._one_row(width))
+        text = head + ", ".join([one] * count) + tail
+        return text, [(True, n) for n in range(count * width)] + [(False, p) for p in constants]
+
+    def run(self, rows: list) -> list[tuple]:
+        """The rows the statement returns (RETURNING), or [] when it returns none."""
+        if not rows:
+            return []
+        sql, slots = _cached((self, len(rows), len(rows[0])),
+                             lambda: self._compile(len(rows), len(rows[0])))
+        flat = list(chain.from_iterable(rows))
+        cursor = db.obj.execute_sql(sql, [flat[item] if marked else item
+                                          for marked, item in slots])
+        return cursor.fetchall() if cursor.description else []
 
 
 def raw_rows(query) -> list[tuple]:
@@ -88,6 +134,11 @@ def execute(key, build, params=()):
 def columns(model) -> list:
     """The model's fields in the order `SELECT *` gives them (model.select() with no fields)."""
     return model._meta.sorted_fields
+
+
+def values_of(instance, fields) -> list:
+    """An unsaved instance's values of fields (defaults filled in), as insert_rows takes them."""
+    return [instance.__data__.get(f.name) for f in fields]
 
 
 def row(model, fields, values):

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from peewee import fn
 
-from store import db, outbox
+from store import compiled, db, outbox
 from store.alert_types import SEVERITY, Outcome
 from store.clock import utcnow
 from store.ids import new_ulid
@@ -112,6 +112,11 @@ def acknowledge(event_id: str, now: datetime | None = None) -> Event | None:
 
 
 def mark_dirty(org_id: str, now: datetime | None = None) -> None:
-    """The organization's blobs need recomputing (as ingest marks it); an earlier mark stays."""
-    (Organization.update(dirty_since=now or utcnow())
-     .where(Organization.id == org_id, Organization.dirty_since.is_null()).execute())
+    """The organization's blobs need recomputing (ingest marks it with every report); an
+    earlier mark stays."""
+    _MARK_DIRTY.execute(org=org_id, now=Organization.dirty_since.db_value(now or utcnow()))
+
+
+# Compiled once: ingest marks the organization with every report it stores.
+_MARK_DIRTY = compiled.Compiled(lambda org, now: Organization.update(dirty_since=now)
+                                .where(Organization.id == org, Organization.dirty_since.is_null()))

@@ -8,9 +8,10 @@ totals (kept by ingest from then on) and enrichment fields; version 7 adds notif
 channels and the outbox of their deliveries; version 8 has sources remember the other
 spellings of their address; version 9 gives them the text their search matches; version 10
 puts the period into reports' duplicate key, gives them a content digest and records fetched
-messages being read; version 12 adds SMTP TLS reports, their policies and their daily totals;
-version 13 keeps each scheduled job's last run; version 14 has reports say when retention
-deleted their records. Once a
+messages being read; version 11 indexes domains by name for routing and lets ingest write a
+report's row after its records on Postgres (their reference to it checked at commit); version
+12 adds SMTP TLS reports, their policies and their daily totals; version 13 keeps each
+scheduled job's last run; version 14 has reports say when retention deleted their records. Once a
 release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
 add_column and friends), so an existing database is upgraded in place without losing data.
 """
@@ -19,8 +20,9 @@ from __future__ import annotations
 from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
-from store.models import (MODELS, IntakeAttempt, JobRun, NotifyChannel, Outbox, Record, Report,
-                          SchemaVersion, Source, SourceDomain, TlsDay, TlsPolicy, TlsReport, Usage)
+from store.models import (MODELS, Domain, IntakeAttempt, JobRun, NotifyChannel, Outbox, Record,
+                          Report, SchemaVersion, Source, SourceDomain, TlsDay, TlsPolicy, TlsReport,
+                          Usage)
 from store.report_keys import dedupe_key
 
 
@@ -259,6 +261,16 @@ def _keys_with_the_period(database):
     database.create_tables([IntakeAttempt], safe=True)
 
 
+def _ingest_writes_once(database):
+    """Routing reads domains by name through an index; on Postgres a record's reference to
+    its report is checked at commit, so ingest writes the report row once, after its records,
+    with its totals (ingest/storing.py)."""
+    database.create_tables([Domain], safe=True)       # the (name) index
+    if is_postgres():
+        database.execute_sql('ALTER TABLE "record" ALTER CONSTRAINT "record_report_id_fkey" '
+                             'DEFERRABLE INITIALLY DEFERRED')
+
+
 def _job_runs(database):
     """The scheduler's last run of each job, for /readyz and the metrics."""
     database.create_tables([JobRun], safe=True)
@@ -284,6 +296,8 @@ MIGRATIONS = [
      _source_search),
     (10, "reports' duplicate key holds their period, reports carry a content digest, and "
          "fetched messages being read are recorded", _keys_with_the_period),
+    (11, "domains indexed by name; report rows written after their records",
+     _ingest_writes_once),
     (12, "SMTP TLS reports (RFC 8460), their policies and daily totals", _tls_reports),
     (13, "the last run of each scheduled job", _job_runs),
     (14, "reports say when retention deleted their records", _records_pruned_at),

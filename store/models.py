@@ -91,7 +91,8 @@ class Domain(BaseModel):
     created_at = DateTimeField(default=utcnow)
 
     class Meta:
-        indexes = ((("org", "name"), True),)
+        # (name): routing finds the organizations monitoring a report's domain by name alone.
+        indexes = ((("org", "name"), True), (("name",), False))
 
 
 class Report(BaseModel):

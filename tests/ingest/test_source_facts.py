@@ -5,6 +5,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
+from ingest.pipeline import ingest_paths
 from ingest.storing import store_report
 from store import db, is_postgres
 from store.addresses import canonical_ip, ip_key
@@ -12,6 +13,7 @@ from store.clock import from_epoch
 from store.models import Event, Record, Report, SchemaVersion, Source, SourceDomain
 from store.migrations import migrate
 from tests.factories import epoch, make_org, make_report, parsed_report
+from tests.ingest import xmlbuild
 
 DAY = 86400
 
@@ -33,6 +35,47 @@ def sums_over_records(org) -> dict:
         s["first"] = begin if s["first"] is None else min(s["first"], begin)
         s["last"] = end if s["last"] is None else max(s["last"], end)
     return sums
+
+
+def per_domain_over_records(org) -> dict:
+    """Per (canonical IP, domain): the figures a SourceDomain row must hold, from the records."""
+    sums = defaultdict(lambda: {"messages": 0, "compliant": 0, "spf_fail": 0, "dkim_fail": 0,
+                                "forwarded": 0, "quarantined": 0, "rejected": 0,
+                                "reports": set(), "first": None, "last": None})
+    rows = (Record.select(Record.source_ip, Record.count, Record.dkim, Record.spf,
+                          Record.classification, Record.disposition, Report.id, Report.domain,
+                          Report.date_begin, Report.date_end)
+            .join(Report, on=(Record.report == Report.id)).where(Record.org == org).tuples())
+    for ip, count, dkim, spf, verdict, disposition, report, domain, begin, end in rows:
+        s = sums[(canonical_ip(ip), domain)]
+        s["messages"] += count
+        s["compliant"] += count if "pass" in (dkim, spf) else 0
+        s["spf_fail"] += count if spf != "pass" else 0
+        s["dkim_fail"] += count if dkim != "pass" else 0
+        s["forwarded"] += count if verdict == "likely_forwarded" else 0
+        s["quarantined"] += count if disposition == "quarantine" else 0
+        s["rejected"] += count if disposition == "reject" else 0
+        s["reports"].add(report)
+        s["first"] = begin if s["first"] is None else min(s["first"], begin)
+        s["last"] = end if s["last"] is None else max(s["last"], end)
+    return sums
+
+
+def assert_domain_facts_match_records(org):
+    """Every SourceDomain figure, and each Source's compliance rate, as the records give them."""
+    expected = per_domain_over_records(org)
+    rows = list(SourceDomain.select().where(SourceDomain.org == org))
+    assert {(row.ip, row.domain) for row in rows} == set(expected)
+    for row in rows:
+        e = expected[(row.ip, row.domain)]
+        assert (row.messages, row.compliant, row.spf_fail, row.dkim_fail, row.forwarded,
+                row.quarantined, row.rejected, row.reports) == (
+            e["messages"], e["compliant"], e["spf_fail"], e["dkim_fail"], e["forwarded"],
+            e["quarantined"], e["rejected"], len(e["reports"])), (row.ip, row.domain)
+        assert (row.first_seen, row.last_seen) == (from_epoch(e["first"]), from_epoch(e["last"]))
+    for source in Source.select().where(Source.org == org):
+        rate = 100.0 * source.compliant / source.messages if source.messages else 0.0
+        assert source.compliance_rate == pytest.approx(rate), source.ip
 
 
 def assert_facts_match_records(org):
@@ -68,6 +111,7 @@ def test_totals_add_up_over_reports_and_domains_and_a_resent_report_counts_once(
     make_report(org, "example.org", [{"source_ip": "192.0.2.1", "dkim": "fail", "count": 4,
                                       "disposition": "quarantine"}])
     assert_facts_match_records(org)
+    assert_domain_facts_match_records(org)
     source = Source.get(Source.org == org, Source.ip == "198.51.100.7")
     assert (source.messages, source.compliant, source.domain_count) == (7, 2, 2)
     assert source.search_text == "198.51.100.7 example.com example.org"   # each domain once
@@ -76,6 +120,29 @@ def test_totals_add_up_over_reports_and_domains_and_a_resent_report_counts_once(
             for d in SourceDomain.select().where(SourceDomain.org == org)}
     assert held[("example.com", "198.51.100.7")] == (0, 5, 1)
     assert held[("example.org", "192.0.2.1")] == (4, 0, 1)
+
+
+def test_reports_stored_in_one_group_add_up_as_stored_one_by_one(database, config, tmp_path):
+    """Many reports of overlapping sources and domains, committed together (ingest/commits.py):
+    each source's and each source-and-domain's figures are the sums over their records."""
+    org = make_org()
+    paths = []
+    for n in range(60):
+        rows = [xmlbuild.record(source_ip=f"192.0.2.{(n + r) % 7}", count=n % 5 + r + 1,
+                                dkim="pass" if (n + r) % 3 else "fail",
+                                spf="fail" if r == 1 else "pass",
+                                disposition=("none", "quarantine", "reject")[(n + r) % 3])
+                for r in range(3)]
+        path = tmp_path / f"{n}.xml"
+        path.write_bytes(xmlbuild.report_bytes(rows, report_id=f"g-{n}",
+                                               domain=("example.com", "example.org")[n % 2],
+                                               begin=1700000000 + n * DAY,
+                                               end=1700086399 + n * DAY))
+        paths.append(str(path))
+    results = list(ingest_paths(paths + paths[:5], config=config, org=org))
+    assert [r.status for r in results] == ["stored"] * 60 + ["duplicate"] * 5
+    assert_facts_match_records(org)
+    assert_domain_facts_match_records(org)
 
 
 def test_every_spelling_of_an_ipv6_address_is_one_source(database):
@@ -148,3 +215,4 @@ def test_every_source_of_the_corpus_adds_up_to_its_records(database, config, cor
     db.initialize(database)   # the command pointed the shared proxy at its own connection
     assert Source.select().where(Source.org == org).count() > 100, result.output[-500:]
     assert_facts_match_records(org)
+    assert_domain_facts_match_records(org)

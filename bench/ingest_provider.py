@@ -1,0 +1,268 @@
+"""Ingest at a provider's size on Postgres: a day of reports for 200 organizations x 25 domains
+(5,000 domains, about 5 reporters each), routed by domain; prints figures, asserts nothing.
+
+    .venv/bin/python bench/ingest_provider.py --database-url postgresql://USER@HOST/SCRATCH_DB
+        [--scale 1.0] [--processes 2] [--routing-only]
+
+The database is a scratch one: its tables are dropped first. The reports are demo/'s (one
+generated day of its four sites, each domain given one site's reports with its own name), written
+as files and ingested by `ingest_paths` without --org (so every report is routed), split over
+--processes worker processes; the day before is stored first, unmeasured, and ANALYZEd. Printed: reports/s, Postgres time per report (`active_time` of
+pg_stat_database before and after, with transactions, tuples and blocks per report), what one
+routing look-up costs, and each table's index size against its table size. --scale 0.1 is 20
+organizations (500 domains); --routing-only builds the organizations and domains and times
+routing alone (--scale 10: 50,000 domains). The floor printed beside them: parsing alone and an
+empty transaction, which any design pays per report.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import pathlib
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+ORGS, DOMAINS_PER_ORG = 200, 25
+DAY = dt.date(2026, 1, 15)
+STATS = ("xact_commit", "tup_returned", "tup_fetched", "tup_inserted", "tup_updated",
+         "blks_hit", "blks_read", "active_time")
+
+
+def domain_names(scale: float) -> list[tuple[str, list[str]]]:
+    """(organization name, its domains) for the scaled number of organizations."""
+    orgs = max(1, round(ORGS * scale))
+    return [(f"org{o}", [f"d{d}.org{o}.example" for d in range(DOMAINS_PER_ORG)])
+            for o in range(orgs)]
+
+
+def write_reports(folder: pathlib.Path, orgs, day: dt.date) -> list[str]:
+    """One day of demo/'s reports for every domain: each domain takes the reports of one of the
+    demo's sites (about 5 reporters), with its own name in them."""
+    from demo.reports import generate
+    templates: dict[str, list] = {}
+    for report in generate(seed=day.toordinal(), days=1, end=day):
+        templates.setdefault(report.domain, []).append(report)
+    sites = sorted(templates)
+    paths = []
+    for number, (_, domains) in enumerate(orgs):
+        for index, domain in enumerate(domains):
+            site = sites[(number + index) % len(sites)]
+            for report in templates[site]:
+                path = folder / f"{report.reporter.host}!{domain}!{report.day}.xml"
+                path.write_text(report.xml.replace(site, domain), encoding="utf-8")
+                paths.append(str(path))
+    random.Random(2).shuffle(paths)       # reports arrive in no order of organization
+    return paths
+
+
+def build_store(url: str, orgs) -> None:
+    """Empty the scratch database, migrate it, add the organizations and their domains."""
+    from store import open_db
+    from store.migrations import migrate
+    from store.models import Domain, Organization
+    database = open_db(url)
+    with database.connection_context():
+        database.execute_sql("DROP SCHEMA public CASCADE")
+        database.execute_sql("CREATE SCHEMA public")
+        migrate(database)
+        with database.atomic():
+            for name, domains in orgs:
+                org = Organization.create(name=name, plan="unlimited")
+                Domain.insert_many([{"org": org.id, "name": d, "source": "manual"}
+                                    for d in domains]).execute()
+        database.execute_sql("ANALYZE")   # as autovacuum would have by then
+    database.close_all()
+
+
+def worker(url: str) -> None:
+    """Ingest the files named on stdin (routed); print the counts."""
+    from config import Config
+    from ingest.pipeline import ingest_paths
+    from store import open_db
+    files = json.load(sys.stdin)
+    with tempfile.TemporaryDirectory() as folder:
+        config = Config(database_url=url, offline=True, lock_dir=folder)
+        database = open_db(url)
+        with database.connection_context():
+            statuses = [r.status for r in ingest_paths(files, config=config)]
+        database.close_all()
+    print(json.dumps({s: statuses.count(s) for s in set(statuses)}))
+
+
+def analyze(url: str) -> None:
+    from store import open_db
+    database = open_db(url)
+    with database.connection_context():
+        database.execute_sql("ANALYZE")
+    database.close_all()
+
+
+def pg_stats(url: str) -> dict:
+    from store import open_db
+    database = open_db(url)
+    with database.connection_context():
+        row = database.execute_sql(
+            "SELECT xact_commit, tup_returned, tup_fetched, tup_inserted, tup_updated, "
+            "blks_hit, blks_read, active_time FROM pg_stat_database "
+            "WHERE datname = current_database()").fetchone()
+    database.close_all()
+    return dict(zip(STATS, (float(v) for v in row)))
+
+
+def sizes(url: str) -> list[tuple[str, int, int]]:
+    """(table, table bytes, index bytes) of every table, largest first."""
+    from store import open_db
+    database = open_db(url)
+    with database.connection_context():
+        database.execute_sql("SELECT pg_stat_force_next_flush()")
+        rows = database.execute_sql(
+            "SELECT relname, pg_table_size(oid), pg_indexes_size(oid) FROM pg_class "
+            "WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace "
+            "ORDER BY pg_total_relation_size(oid) DESC").fetchall()
+    database.close_all()
+    return rows
+
+
+def routing_cost(url: str, orgs, lookups: int = 1000) -> tuple[float, float, float]:
+    """Milliseconds of one routing look-up of a random monitored domain: ingest/routing.route
+    as a whole (Python, round trip, planning), and Postgres's planning and execution of its
+    query (EXPLAIN ANALYZE)."""
+    from ingest import routing
+    from store import open_db
+    names = [d for _, domains in orgs for d in domains]
+    pick = random.Random(3)
+    database = open_db(url)
+    with database.connection_context():
+        routing.route(names[0])
+        started = time.perf_counter()
+        for _ in range(lookups):
+            routing.route(pick.choice(names))
+        seconds = time.perf_counter() - started
+        planning = execution = 0.0
+        for _ in range(200):
+            query, params = routing._MONITORING.build(name=pick.choice(names)).sql()
+            plan = database.execute_sql("EXPLAIN (ANALYZE, FORMAT JSON) " + query,
+                                        params).fetchone()[0][0]
+            planning += plan["Planning Time"] / 200
+            execution += plan["Execution Time"] / 200
+    database.close_all()
+    return seconds * 1000 / lookups, planning, execution
+
+
+def floor(url: str, files: list[str]) -> tuple[float, float]:
+    """(ms to parse one report alone, ms of one empty transaction round trip)."""
+    from config import Config
+    from ingest.files import iter_documents
+    from ingest.xml_report import parse
+    from store import open_db
+    config = Config(database_url=url)
+    sample = files[:500]
+    started = time.perf_counter()
+    for path in sample:
+        for item in iter_documents(path, max_bytes=config.max_report_bytes,
+                                   max_depth=config.max_archive_depth):
+            for _ in parse(item).records:
+                pass
+    parse_ms = (time.perf_counter() - started) * 1000 / len(sample)
+    database = open_db(url)
+    with database.connection_context():
+        started = time.perf_counter()
+        for _ in range(500):
+            with database.atomic():
+                database.execute_sql("SELECT 1")
+        empty_ms = (time.perf_counter() - started) * 1000 / 500
+    database.close_all()
+    return parse_ms, empty_ms
+
+
+def run_workers(url: str, files: list[str], processes: int) -> tuple[float, dict]:
+    chunks = [files[n::processes] for n in range(processes)]
+    started = time.perf_counter()
+    children = []
+    for chunk in chunks:
+        child = subprocess.Popen([sys.executable, __file__, "--worker", "--database-url", url],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+        child.stdin.write(json.dumps(chunk).encode())
+        child.stdin.close()
+        children.append(child)
+    counts: dict[str, int] = {}
+    for child in children:
+        out = child.stdout.read()
+        if child.wait() != 0:
+            raise SystemExit("a worker failed")
+        for status, count in json.loads(out).items():
+            counts[status] = counts.get(status, 0) + count
+    return time.perf_counter() - started, counts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", required=True,
+                        help="a scratch Postgres database (its tables are dropped)")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="organizations = 200 x scale, 25 domains each (default 1.0)")
+    parser.add_argument("--processes", type=int, default=2, help="ingest processes (default 2)")
+    parser.add_argument("--routing-only", action="store_true",
+                        help="build the organizations and domains and time routing alone")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.database_url)
+        return
+    url = args.database_url
+    orgs = domain_names(args.scale)
+    domains = sum(len(d) for _, d in orgs)
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
+          f"{len(orgs)} organizations, {domains:,} domains")
+    build_store(url, orgs)
+    whole, planning, execution = routing_cost(url, orgs)
+    print(f"routing at {domains:,} domains: {whole:.3f} ms a look-up as ingest makes it; "
+          f"Postgres plans its query in {planning:.3f} ms and runs it in {execution:.3f} ms "
+          "(goal: well under 0.1 ms at 50,000 domains)")
+    if args.routing_only:
+        return
+    with tempfile.TemporaryDirectory(prefix="rua-bench-provider-") as folder:
+        # The day before first, not measured: a provider's store holds reports already, and
+        # Postgres has planned with its statistics of them (ANALYZE, as autovacuum does).
+        earlier = pathlib.Path(folder) / "before"
+        earlier.mkdir()
+        warm, _ = run_workers(url, write_reports(earlier, orgs, DAY - dt.timedelta(days=1)),
+                              args.processes)
+        analyze(url)
+        print(f"the day before stored in {warm:.1f} s (not measured), then ANALYZE")
+        files = write_reports(pathlib.Path(folder), orgs, DAY)
+        before = pg_stats(url)
+        seconds, counts = run_workers(url, files, args.processes)
+        time.sleep(1.0)                     # the workers' statistics reach pg_stat_database
+        after = pg_stats(url)
+        parse_ms, empty_ms = floor(url, files)
+    reports = counts.get("stored", 0)
+    per = {name: (after[name] - before[name]) / max(reports, 1) for name in STATS}
+    print(f"\n{len(files):,} reports (one day) in {seconds:.1f} s with {args.processes} "
+          f"processes: {len(files) / seconds:,.0f} reports/s (goal >= 1,000); {counts}")
+    print(f"Postgres per report: {per['active_time']:.2f} ms active (goal about 1 ms), "
+          f"{per['xact_commit']:.2f} transactions (goal <= 2), {per['tup_inserted']:.1f} rows "
+          f"inserted, {per['tup_updated']:.1f} updated, {per['tup_returned']:.0f} tuples "
+          f"returned, {per['blks_hit'] + per['blks_read']:.0f} blocks")
+    print(f"floor: parsing one report alone {parse_ms:.2f} ms; an empty transaction "
+          f"{empty_ms:.2f} ms (one process)")
+    rows = sizes(url)
+    tables = sum(r[1] for r in rows)
+    indexes = sum(r[2] for r in rows)
+    print(f"\nsize after the load: tables {tables / 2**20:.1f} MB, indexes {indexes / 2**20:.1f} "
+          f"MB, indexes / tables {indexes / max(tables, 1):.2f} (goal <= 1.5)")
+    for name, table, index in rows[:8]:
+        print(f"  {name:16}{table / 2**20:9.1f} MB table{index / 2**20:9.1f} MB indexes"
+              f"{index / max(table, 1):7.2f}")
+
+
+if __name__ == "__main__":
+    main()

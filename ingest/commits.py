@@ -1,0 +1,104 @@
+"""Reports committed in groups, each outcome released only once the group is on disk.
+
+A group lasts COMMIT_SECONDS or COMMIT_REPORTS reports and ends with one flush to disk, after
+which its outcomes are handed out: a few hundred small reports cost a few flushes, not one
+each, and whatever `rua ingest` reports as stored survives a crash, of the process or of the
+machine. A crash loses only reports not reported yet, each whole, which ingesting the same
+input again stores.
+
+SQLite: the group is one transaction, each report a savepoint in it, and only its commit is
+flushed (synchronous=FULL; the store's other commits keep WAL's NORMAL, which flushes at
+checkpoints only). Postgres: each report is still its own transaction, committed without
+waiting for the disk (synchronous_commit off), and the group ends with one small transaction
+committed with the wait, which flushes the write-ahead log up to it, every report before it
+included. One transaction per report there because concurrent ingests hold the rows they
+upsert (sources, rollups) until their commit: a group-long transaction would make them wait
+on, and deadlock with, each other.
+"""
+from __future__ import annotations
+
+import time
+
+from store import db, is_postgres
+
+COMMIT_SECONDS = 0.5     # SQLite's other writers wait at most this long (plus one report)
+COMMIT_REPORTS = 1000
+_SQLITE_FLUSHED = "PRAGMA synchronous = FULL"
+_SQLITE_UNFLUSHED = "PRAGMA synchronous = NORMAL"     # the store's setting (store.SQLITE_PRAGMAS)
+_POSTGRES_UNFLUSHED = "SET synchronous_commit = off"
+_POSTGRES_FLUSHED = "SET synchronous_commit = on"
+_POSTGRES_FLUSH = "SELECT txid_current()"   # a transaction id, so its commit writes and flushes
+
+
+class Group:
+    """The open group and the outcomes waiting for its flush."""
+
+    def __init__(self):
+        self.transaction = None      # SQLite: the group's transaction
+        self.opened = False
+        self.started = 0.0
+        self.reports = 0
+        self.waiting: list = []
+
+    def open(self) -> None:
+        """Begin a group before a report is stored, unless one is open."""
+        if self.opened:
+            return
+        if is_postgres():
+            db.execute_sql(_POSTGRES_UNFLUSHED)
+        else:
+            db.execute_sql(_SQLITE_FLUSHED)
+            # IMMEDIATE: the write lock from the start, as storing._writing says why. A store
+            # locked past its busy timeout raises here, and the group is not open.
+            transaction = db.transaction(lock_type="IMMEDIATE")
+            try:
+                transaction.__enter__()
+            except Exception:
+                db.execute_sql(_SQLITE_UNFLUSHED)
+                raise
+            self.transaction = transaction
+        self.opened, self.started, self.reports = True, time.monotonic(), 0
+
+    def stored(self, count: int = 1) -> None:
+        self.reports += count
+
+    def hold(self, outcome) -> list:
+        """Keep outcome until its flush; the outcomes a flush due now has released."""
+        self.waiting.append(outcome)
+        if not self.opened:
+            return self.release()
+        due = (self.reports >= COMMIT_REPORTS
+               or time.monotonic() - self.started >= COMMIT_SECONDS)
+        return self.commit() if due else []
+
+    def commit(self) -> list:
+        """End the open group (if any) on disk; every outcome waiting, now released."""
+        if self.opened:
+            self.opened = False
+            if self.transaction is not None:
+                transaction, self.transaction = self.transaction, None
+                transaction.__exit__(None, None, None)
+                db.execute_sql(_SQLITE_UNFLUSHED)
+            else:
+                db.execute_sql(_POSTGRES_FLUSHED)
+                with db.atomic():
+                    db.execute_sql(_POSTGRES_FLUSH)
+        return self.release()
+
+    def rollback(self) -> None:
+        """Give up the open group: nothing of it was reported. On SQLite nothing of it stays;
+        on Postgres its reports are committed and stay (a later run finds them duplicates)."""
+        self.waiting = []
+        if not self.opened:
+            return
+        self.opened = False
+        if self.transaction is not None:
+            transaction, self.transaction = self.transaction, None
+            transaction.__exit__(RuntimeError, None, None)      # as leaving it by an error
+            db.execute_sql(_SQLITE_UNFLUSHED)
+        else:
+            db.execute_sql(_POSTGRES_FLUSHED)
+
+    def release(self) -> list:
+        released, self.waiting = self.waiting, []
+        return released

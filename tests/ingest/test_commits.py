@@ -1,0 +1,120 @@
+"""Grouped commits: an outcome is handed out only once committed; a killed ingest loses nothing
+it reported stored and leaves no report half-stored."""
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+
+from peewee import fn
+
+from ingest import commits
+from ingest.pipeline import ingest_paths
+from store import make_database
+from store.encoding import loads
+from store.models import DailyRollup, DomainDay, Record, Report, SourceDomain
+from tests.factories import make_domain, make_org
+from tests.ingest import xmlbuild
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def write_reports(folder: pathlib.Path, count: int, records: int = 3) -> list[str]:
+    """count small report files, each with its own report id and sources."""
+    paths = []
+    for n in range(count):
+        rows = [xmlbuild.record(source_ip=f"198.51.{n % 200}.{r + 1}", count=r + 1,
+                                dkim="fail" if r % 2 else "pass", disposition="quarantine"
+                                if r % 3 == 2 else "none") for r in range(records)]
+        path = folder / f"r{n:04d}.xml"
+        path.write_bytes(xmlbuild.report_bytes(rows, report_id=f"r-{n}",
+                                               begin=1700000000 + n, end=1700086399 + n))
+        paths.append(str(path))
+    return paths
+
+
+def committed_report_ids(url: str) -> set[str]:
+    """The report ids another connection sees: what is committed."""
+    other = make_database(url)
+    try:
+        other.connect()
+        return {row[0] for row in other.execute_sql('SELECT "report_id" FROM "report"')}
+    finally:
+        other.close()
+
+
+def test_each_outcome_is_handed_out_only_once_its_report_is_committed(database, config,
+                                                                        tmp_path):
+    org = make_org()
+    make_domain(org, "example.com")
+    paths = write_reports(tmp_path, 12)
+    for result in ingest_paths(paths, config=config):
+        assert result.status == "stored"
+        assert result.reports[0]["report_id"] in committed_report_ids(config.database_url)
+
+
+def test_small_reports_are_handed_out_in_groups(database, config, tmp_path, monkeypatch):
+    monkeypatch.setattr(commits, "COMMIT_SECONDS", 3600.0)
+    monkeypatch.setattr(commits, "COMMIT_REPORTS", 5)
+    org = make_org()
+    make_domain(org, "example.com")
+    results = ingest_paths(write_reports(tmp_path, 12), config=config)
+    first = next(results)
+    seen = committed_report_ids(config.database_url)
+    # The first group holds five reports (SQLite: one transaction; Postgres: five, flushed
+    # together): none is handed out before all five are committed.
+    assert len(seen) == 5
+    assert first.reports[0]["report_id"] in seen
+    assert len(list(results)) == 11
+    assert len(committed_report_ids(config.database_url)) == 12
+
+
+def test_a_killed_ingest_keeps_every_report_it_reported_and_none_half_stored(database, config,
+                                                                             tmp_path):
+    make_org("Acme")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    # Small reports first (grouped and reported as their commits go by), then a large one
+    # that keeps the process storing when it is killed.
+    paths = write_reports(folder, 400, records=5)
+    big = folder / "big.xml"
+    big.write_bytes(xmlbuild.report_bytes(
+        [xmlbuild.record(source_ip=f"203.0.{n // 250}.{n % 250}") for n in range(30000)],
+        report_id="big"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
+    env.update(RUA_DATABASE_URL=config.database_url, RUA_OFFLINE="1",
+               RUA_LOCK_DIR=str(tmp_path), RUA_MAX_AUTO_DOMAINS="1000")
+    rua = pathlib.Path(sys.executable).with_name("rua")
+    reported = []
+    with subprocess.Popen([str(rua), "ingest", "--org", "Acme", "--format", "json", *paths,
+                           str(big)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          cwd=ROOT, env=env) as process:
+        for line in process.stdout:
+            reported.append(stored_report_id(line))
+            if len(reported) >= 10:
+                process.send_signal(signal.SIGKILL)
+                break
+    assert process.returncode == -signal.SIGKILL      # killed mid-run, not finished
+    stored = {report_id for (report_id,) in Report.select(Report.report_id).tuples()}
+    assert set(reported) <= stored
+    assert_nothing_half_stored()
+
+
+def stored_report_id(line: bytes) -> str:
+    result = loads(line)
+    assert result["status"] == "stored", result
+    return result["reports"][0]["report_id"]
+
+
+def assert_nothing_half_stored():
+    """Every stored report is whole: its records, and the rollups and source facts of them."""
+    reports = Report.select().count()
+    for report in Report.select():
+        records = Record.select().where(Record.report == report.id)
+        assert records.count() == report.record_count
+        assert sum(r.count for r in records) == report.total_messages
+    messages = Record.select(fn.COALESCE(fn.SUM(Record.count), 0)).scalar()
+    assert Report.select(fn.COALESCE(fn.SUM(Report.total_messages), 0)).scalar() == messages
+    assert DomainDay.select(fn.COALESCE(fn.SUM(DomainDay.reports), 0)).scalar() == reports
+    assert DailyRollup.select(fn.COALESCE(fn.SUM(DailyRollup.messages), 0)).scalar() == messages
+    assert SourceDomain.select(fn.COALESCE(fn.SUM(SourceDomain.messages), 0)).scalar() == messages
