@@ -1,12 +1,12 @@
 """Storing a parsed report: routing, duplicates, totals, records, rollups, domains, rollback."""
 import datetime as dt
 import threading
-import time
 import tracemalloc
 
 import pytest
 from peewee import fn
 
+from ingest import storing
 from ingest.model import ReportError
 from ingest.storing import store_report, window_days
 from store.clock import to_epoch
@@ -343,16 +343,28 @@ def test_a_50000_record_report_is_stored_with_memory_bounded(database):
     assert peak < 8 * 2**20, f"peak {peak / 2**20:.1f} MiB"
 
 
-def test_the_same_report_stored_twice_at_once_is_kept_once(database):
-    """Two ingests racing: the loser's insert meets the unique key and it becomes a duplicate."""
+def test_the_same_report_stored_twice_at_once_is_kept_once(database, monkeypatch):
+    """Two ingests racing: the loser's insert meets the unique key and it becomes a duplicate.
+    The first holds its transaction open until the second has looked and found nothing, so
+    the race happens on every run, and the second's look-ups prove it did."""
     org = make_org()
-    first_in, outcomes = threading.Event(), {}
+    first_in, second_looked, outcomes, looks = threading.Event(), threading.Event(), {}, []
+    look_up = storing._stored
+
+    def watched_look_up(org_id, key):
+        found = look_up(org_id, key)
+        if threading.current_thread().name == "second":
+            looks.append(found is not None)
+            second_looked.set()
+        return found
+
+    monkeypatch.setattr(storing, "_stored", watched_look_up)
 
     def slow_records(signal):
         for n in range(600):
             if n == 1 and signal:
-                first_in.set()       # the first ingest holds its transaction open...
-                time.sleep(0.5)      # ...while the second looks for the report and finds none
+                first_in.set()                   # the first ingest holds its transaction open...
+                assert second_looked.wait(10)    # ...until the second has looked and found none
             yield make_record(source_ip=f"10.1.{n // 250}.{n % 250}")
 
     def ingest(name, signal):
@@ -361,14 +373,16 @@ def test_the_same_report_stored_twice_at_once_is_kept_once(database):
             parsed.records = slow_records(signal)
             outcomes[name] = store_report(parsed, org=org.id).status
 
-    racers = [threading.Thread(target=ingest, args=("first", True)),
-              threading.Thread(target=ingest, args=("second", False))]
+    racers = [threading.Thread(target=ingest, args=("first", True), name="first"),
+              threading.Thread(target=ingest, args=("second", False), name="second")]
     racers[0].start()
     assert first_in.wait(10)
     racers[1].start()
     for racer in racers:
         racer.join(30)
     assert outcomes == {"first": "stored", "second": "duplicate"}
+    # Nothing found before its insert, the winner's report found after the unique key refused it.
+    assert looks == [False, True]
     assert stored_counts()[:2] == (1, 600)
     assert DailyRollup.select(fn.SUM(DailyRollup.messages)).scalar() == 600
 
