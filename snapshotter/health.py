@@ -47,7 +47,7 @@ def assess(ledger: Ledger, name: str) -> Assessment:
     view = dns.dns_view(name, d.dns)
     gaps = dns.dns_items(name, view)
     items = sorted_items(gaps + dns.without_repeats(gaps, d.items))
-    if compliance.score is not None and not compliance.tally.messages:
+    if compliance.score is None and compliance.last_report is not None:
         # Reports once, none in the window: the score is near nothing for that reason alone.
         items.sort(key=lambda item: item.type != "no_reports")
     return Assessment(name, compliance, view, health_score(compliance.score, dns.dns_score(view)),

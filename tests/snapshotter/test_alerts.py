@@ -109,12 +109,19 @@ def test_reports_outside_the_window_say_so_and_no_reports_tops_the_action_items(
                        now=NOW)
     refresh(org)
     health = blob(org, "health", "example.com")
-    assert health["grade"] == "F" and health["total_messages"] == 0
-    assert health["verdict"].startswith("No reports for example.com in the last 30 days")
+    # Not scored as 0 for it: N/A, and the verdict names the last day its reports covered.
+    assert (health["grade"], health["overall_score"], health["total_messages"]) == ("N/A", 0, 0)
+    assert health["verdict"].startswith("No reports for example.com in the last 30 days (the "
+                                        f"last covers {TODAY - timedelta(days=45)})")
     assert health["action_items"][0]["type"] == "no_reports"
     assert "since " + str(TODAY - timedelta(days=45)) in health["action_items"][0]["title"]
     assert "empty_state" not in health
-    [card] = blob(org, "overview")["domain_cards"]
+    overview = blob(org, "overview")
+    [card] = overview["domain_cards"]
+    assert (card["grade"], card["score"]) == ("N/A", 0)
+    org_health = overview["org_health"]
+    assert (org_health["health_state"], org_health["grade"], org_health["total_domains"]) == (
+        "nodata", "N/A", 1)
     assert card["top_issue"].startswith("No DMARC reports for example.com")
     assert card["top_issue_severity"] == "medium" and card["action_count"] == 2
 
