@@ -8,7 +8,7 @@ from snapshotter import dns
 from snapshotter.grades import grade, health_state, policy_name, whole
 from snapshotter.model import SEVERITY_RANK, WINDOW_DAYS, Item, Sender
 from snapshotter.scores import Ledger, Scored
-from snapshotter.trends import sparkline
+from snapshotter.trends import last_day, sparkline
 from snapshotter.verdicts import domain_verdict, percent
 
 TOP_SENDERS = 10
@@ -113,7 +113,7 @@ def health_doc(ledger: Ledger, name: str, computed_at: datetime,
         "top_senders": [sender_body(s) for s in d.senders[:TOP_SENDERS]],
         "alert_count": len(a.items),
         "action_items": [item_body(i) for i in a.items[:ACTION_ITEMS_SHOWN]],
-        "trend_sparkline": sparkline(d.days, ledger.facts.today, WINDOW_DAYS),
+        "trend_sparkline": sparkline(d.days, last_day(ledger.facts.today, d.days), WINDOW_DAYS),
     }
     if not a.items:
         doc["empty_state"] = empty_state(a)
