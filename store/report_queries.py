@@ -7,7 +7,7 @@ from datetime import date, datetime, timedelta
 from peewee import JOIN, fn
 
 from store.addresses import canonical_ip
-from store.clock import to_epoch
+from store.clock import FIRST_REPORT_DAY, to_epoch
 from store.compiled import Compiled, raw_rows
 from store.models import DomainDay, Record, Report, Source
 
@@ -224,8 +224,10 @@ def _respelled(org_id: str, rows: list[tuple]) -> list[tuple]:
 
 
 def report_date_range(org_id: str) -> tuple[date | None, date | None]:
-    earliest = Report.select(fn.MIN(Report.day_begin)).where(Report.org == org_id).scalar()
-    latest = Report.select(fn.MAX(Report.day_end)).where(Report.org == org_id).scalar()
+    # A report dated before DMARC existed (a reporter's clock at 0) would stretch the range.
+    dated = Report.select().where(Report.org == org_id, Report.day_begin >= FIRST_REPORT_DAY)
+    earliest = dated.select(fn.MIN(Report.day_begin)).scalar()
+    latest = dated.select(fn.MAX(Report.day_end)).scalar()
     return _as_date(earliest), _as_date(latest)
 
 
