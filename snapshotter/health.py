@@ -45,7 +45,7 @@ def assess(ledger: Ledger, name: str) -> Assessment:
     d = ledger.facts.domains[name]
     compliance = ledger.domain(name)
     view = dns.dns_view(name, d.dns)
-    gaps = dns.dns_items(name, view)
+    gaps = dns.dns_items(name, view, d.dns)
     items = sorted_items(gaps + dns.without_repeats(gaps, d.items))
     if compliance.score is None and compliance.last_report is not None:
         # Reports once, none in the window: the score is near nothing for that reason alone.
