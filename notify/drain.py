@@ -36,7 +36,8 @@ def drain(config, clock=utcnow) -> Drained:
         if not rows:
             return totals
         jobs = [(row.channel, row.webhook_id, row.event.type,
-                 message.event_fields(row.event, _org_name(names, row.channel.org_id)))
+                 message.event_fields(row.event, _org_name(names, row.channel.org_id),
+                                      config.app_url))
                 for row in rows]
         with ThreadPoolExecutor(min(THREADS, len(jobs))) as pool:
             errors = list(pool.map(lambda job: attempt(*job, config), jobs))

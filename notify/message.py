@@ -9,12 +9,21 @@ from store.encoding import dumps
 TEST_TYPE = "test"
 
 
-def event_fields(event, org_name: str) -> dict:
-    """The event as /events shows it, plus its organization's name."""
+def event_fields(event, org_name: str, app_url: str = "") -> dict:
+    """The event as /events shows it, plus its organization's name; its link absolute on
+    app_url (RUA_APP_URL) when set, since a message read elsewhere has no page to resolve it."""
     return {"id": event.id, "type": event.type, "type_label": LABELS.get(event.type, event.type),
             "severity": event.severity, "title": event.title, "detail": event.detail,
-            "domain": event.domain, "link": event.link, "acknowledged": event.acknowledged,
-            "created_at": event.created_at, "organization": org_name}
+            "domain": event.domain, "link": app_link(event.link, app_url),
+            "acknowledged": event.acknowledged, "created_at": event.created_at,
+            "organization": org_name}
+
+
+def app_link(link: str | None, app_url: str) -> str | None:
+    """An in-app path as an absolute URL on app_url; unchanged without one or when absolute."""
+    if not link or not app_url or not link.startswith("/"):
+        return link
+    return app_url.rstrip("/") + link
 
 
 def webhook_body(type_: str, data: dict, now: datetime) -> str:
