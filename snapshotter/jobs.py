@@ -275,6 +275,9 @@ def enrich_sources(now: datetime, config):
         log.warning("%s", problem)
     log.info("enriched %d source(s), %d record(s) reclassified", result.sources,
              result.reclassified)
+    if result.unlearned:
+        log.warning("%d source(s) not enriched: %s; tried again later", result.unlearned,
+                    result.unanswered or "DNS could not tell")
     if result.sources:
         refresh_dirty(now, report_address=config.report_address)
     return result
