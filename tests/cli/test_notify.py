@@ -6,7 +6,8 @@ import pytest
 from store import events
 from store.models import NotifyChannel, Outbox
 from tests.cli.outcome import assert_refused, ok
-from tests.notify.receivers import WebhookReceiver
+from tests.notify.receivers import WebhookReceiver, smtp_server
+from tests.notify.test_email import ca  # noqa: F401
 
 PUBLIC = "https://93.184.216.34/hook"        # an address: nothing to resolve
 
@@ -129,3 +130,16 @@ def test_help_explains_signing_retries_and_the_url_rule(rua):
     assert "Standard Webhooks" in text and "given up after 12 attempts" in text
     add = " ".join(" ".join(ok(rua("notify", "add", "--help"))).split())
     assert "loopback" in add and "RUA_WEBHOOK_PRIVATE_NETWORKS" in add and "no_reports" in add
+
+
+def test_an_email_test_says_the_smtp_server_took_it_not_the_recipient(rua, acme, ca, monkeypatch):
+    controller, sink = smtp_server(ca, login=None)
+    monkeypatch.setenv("RUA_SMTP_URL", f"smtp://localhost:{controller.port}?from=rua@example.net")
+    try:
+        channel_id = ok(rua("notify", "add", "Acme", "email", "ops@example.com"))[0].split()[3]
+        lines = ok(rua("notify", "test", channel_id))
+    finally:
+        controller.stop()
+    assert lines == [f"test message to ops@example.com accepted by the SMTP server "
+                     f"localhost:{controller.port} (delivery to the mailbox is up to it)"]
+    assert [recipients for _, recipients, _ in sink.messages] == [["ops@example.com"]]

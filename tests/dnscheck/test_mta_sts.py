@@ -303,3 +303,8 @@ def test_policy_host_trickling_bytes_is_cut_off_at_the_timeout(dns_server, dns_c
     result = mta_sts.check(Lookup(dns_config), "example.com", port=https.port, timeout=0.5)
     assert time.monotonic() - started < 2
     assert result.status == "error" and "did not answer within 0.5 s" in result.details
+
+
+def test_a_record_dns_could_not_tell_about_is_written_with_an():
+    result = mta_sts.verdict("example.com", Answer(UNKNOWN, why="timed out"), None, None)
+    assert result.status == "unknown" and "has an MTA-STS record" in result.details

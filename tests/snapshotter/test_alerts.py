@@ -210,3 +210,11 @@ def test_an_acknowledged_event_leaves_the_items_and_the_refresh_settles_the_org(
     assert health["empty_state"]["healthy"] is False       # DNS never checked
     assert Organization.get_by_id(org.id).dirty_since is None
     assert events.acknowledge("01HZX3Q9V2K8M4N6P7R8S9T0VW") is None
+
+
+def test_docs_alerts_says_how_far_back_parse_warnings_look():
+    import pathlib
+
+    from snapshotter.alerts import WARNINGS_HORIZON_DAYS
+    page = pathlib.Path(__file__).resolve().parents[2] / "docs" / "alerts.md"
+    assert f"in the last {WARNINGS_HORIZON_DAYS} days are looked at" in page.read_text()
