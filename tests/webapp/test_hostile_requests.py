@@ -1,7 +1,9 @@
 """What a stranger's reports cannot make a request do: rebuild the organization (a stale or
 missing body is computed alone), or hold a large report's detail in memory (it is streamed)."""
-import gc
-import tracemalloc
+import json
+import os
+import subprocess
+import sys
 from datetime import timedelta
 
 import orjson
@@ -12,7 +14,7 @@ from store.models import Domain, Organization, Snapshot
 from snapshotter import jobs
 from tests.factories import make_domain, make_report
 from tests.snapshotter.reports import NOW, TODAY, report_on
-from tests.servers import http_get, quiet_gunicorn
+from tests.servers import ROOT, http_get, quiet_gunicorn
 from tests.webapp.helpers import get
 from webapp.report_detail import report_detail
 
@@ -101,34 +103,25 @@ def a_report_of(org, count: int):
         for n in range(count)])
 
 
-def streamed(client, key, report) -> tuple[int, int, int]:
-    """(body bytes, largest piece, peak of Python memory) while the detail is read as sent,
-    each piece dropped once counted. Collected first, so the cyclic collector's next pass falls
-    at the same point of every measurement."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        resp = get(client, f"/reports/{report.id}", key)
-        assert resp.status_code == 200 and resp.is_streamed
-        total = largest = 0
-        for chunk in resp.response:
-            total, largest = total + len(chunk), max(largest, len(chunk))
-        return total, largest, tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+def streamed_alone(config, key, reports, page: int) -> list[tuple[int, int, int]]:
+    """(body bytes, largest piece, peak of Python memory) of each report's detail, streamed by
+    the real app in a child process of its own (tests/webapp/stream_peaks.py)."""
+    wanted = {"database_url": config.database_url, "lock_dir": config.lock_dir, "key": key,
+              "page": page, "reports": [r.id for r in reports]}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RUA_")}
+    run = subprocess.run([sys.executable, "-m", "tests.webapp.stream_peaks", json.dumps(wanted)],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    return [tuple(found) for found in json.loads(run.stdout)]
 
 
-def test_a_large_report_detail_is_streamed_a_page_at_a_time(client, org, key, monkeypatch):
+def test_a_large_report_detail_is_streamed_a_page_at_a_time(client, org, key, config,
+                                                            monkeypatch):
     monkeypatch.setattr(report_queries, "RECORDS_PAGE", 100)
     monkeypatch.setattr(report_queries.RecordPages.__init__, "__defaults__", (100,))
     small, report = a_report_of(org, 500), a_report_of(org, 4000)
-    # Both read once before measuring: whatever the first request of a process (or of the
-    # earlier tests) leaves in caches is paid before either peak is measured, so the peaks
-    # compare the pages alone whatever ran before.
-    streamed(client, key, report)
-    streamed(client, key, small)
-    peak_of_small = streamed(client, key, small)[2]
-    size, largest, peak = streamed(client, key, report)
+    # Measured in a fresh process: caches the earlier tests filled (or not) move no peak there.
+    (_, _, peak_of_small), (size, largest, peak) = streamed_alone(config, key, [small, report], 100)
     # No piece holds more than a page; memory does not grow with the report (8 times larger).
     assert largest < size / 20 and peak < 1.5 * peak_of_small < size / 2, (largest, peak, size)
     body = get(client, f"/reports/{report.id}", key).get_data()
