@@ -97,24 +97,25 @@ def readme_block(containing: str) -> list[str]:
     return [line for line in block if line.strip()]
 
 
-def as_script(lines: list[str], port: int) -> str:
+def as_script(lines: list[str], port: int, folder: pathlib.Path) -> str:
     """The block for bash: the venv of these tests, the test's port, `make serve` started in
-    the background (the README's other terminal) and waited for."""
+    the background (the README's other terminal, its output in folder) and waited for."""
     script = ["set -euo pipefail"]
     for line in lines:
         line = line.replace(".venv/bin/", f"{BIN}/").replace("127.0.0.1:8000", f"127.0.0.1:{port}")
         if line.startswith("make serve"):
-            script += [f"{MAKE} serve >serve.log 2>&1 &",
+            log = shlex.quote(str(folder / "serve.log"))
+            script += [f"{MAKE} serve >{log} 2>&1 &",
                        "for _ in $(seq 300); do",
                        f"  (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && break",
-                       "  kill -0 $! 2>/dev/null || { cat serve.log >&2; exit 1; }",
+                       f"  kill -0 $! 2>/dev/null || {{ cat {log} >&2; exit 1; }}",
                        "  sleep 0.1", "done"]
         else:
             script.append(line)
     return "\n".join(script) + "\n"
 
 
-def run_script(script: str, env: dict, folder: pathlib.Path) -> subprocess.CompletedProcess:
+def run_script(script: str, env: dict) -> subprocess.CompletedProcess:
     """bash in its own process group, every process of which (make serve's gunicorn) ends after."""
     process = subprocess.Popen(["bash", "-c", script], cwd=ROOT, env=env, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -124,7 +125,6 @@ def run_script(script: str, env: dict, folder: pathlib.Path) -> subprocess.Compl
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
-    (folder / "serve.log").write_text(err)
     return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
@@ -142,7 +142,7 @@ def test_the_first_organization_block_serves_its_key_with_make_serve(config, tmp
     port = free_port()
     env = clean_env(RUA_DATABASE_URL=f"sqlite:///{tmp_path / 'own.db'}",
                     RUA_LOCK_DIR=str(tmp_path / "locks"), RUA_BIND=f"127.0.0.1:{port}")
-    run = run_script(as_script(lines, port), env, tmp_path)
+    run = run_script(as_script(lines, port, tmp_path), env)
     assert run.returncode == 0, (run.stdout, run.stderr)
     answer = json.loads(run.stdout.splitlines()[-1])      # the curl's body: the store it filled
     assert [d["domain"] for d in answer["domains"]] == ["example.com"]
@@ -171,8 +171,8 @@ def test_the_postgres_block_makes_a_store_its_own_role_can_use(tmp_path):
     assert sum(line.count(name) for line in script) == 5, script     # role twice, db thrice
     env = clean_env(RUA_LOCK_DIR=str(tmp_path / "locks"))
     try:
-        run = run_script(as_script(script + [".venv/bin/rua org create Acme"], free_port()),
-                         env, tmp_path)
+        run = run_script(as_script(script + [".venv/bin/rua org create Acme"], free_port(),
+                                   tmp_path), env)
         assert run.returncode == 0, (run.stdout, run.stderr)
         assert "schema version" in run.stdout and "SQLite" not in run.stdout
     finally:
