@@ -1,12 +1,17 @@
-# Two commands for a newcomer: `make run` and `make test`. Everything lands in .venv.
+# Two commands for a newcomer: `make run` and `make test` (`make serve` serves your own store).
+# Everything lands in .venv.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
+DEMO_DATABASE_URL ?= sqlite:///var/demo.db
+# Extra `rua demo` arguments for `make run`, e.g. DEMO_ARGS="--days 30".
+DEMO_ARGS ?=
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="tests/cli -x"`.
 PYTEST_ARGS ?=
 
-.PHONY: install init run test clean python-ok
+.PHONY: install init run serve test clean python-ok
 
 # Fail early, with the fix, on a machine whose Python is too old or lacks venv/ensurepip.
 python-ok:
@@ -22,33 +27,47 @@ $(STAMP): setup.cfg pyproject.toml
 	@$(MAKE) --no-print-directory python-ok
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
+
+# The test tools on top, for `make test` only: `make run` and a server need none of them.
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(TEST_STAMP)
 
 install: $(STAMP)
 
 init: install
 	$(BIN)/rua init
 
-# The demo organization (created once, with its reports) and a fresh read key, snapshots of
-# every organization, then the API in the foreground on 127.0.0.1:8000 (Ctrl-C stops it).
-# The key is printed, never written to a file: only its hash is stored.
-run: init
-	@echo "Loading the demo organization (first run: a few seconds) ..."
+# The demo, in a store of its own (var/demo.db; DEMO_DATABASE_URL names another): the demo
+# organization (created once, with its reports), a read key valid 7 days (the one printed by
+# the previous run is revoked), snapshots, then the API in the foreground on RUA_BIND (default
+# 127.0.0.1:8000; Ctrl-C stops it). The key is printed, never written to a file.
+run: install
 	@set -e; \
-	out=$$($(BIN)/rua demo); \
+	export RUA_DATABASE_URL='$(DEMO_DATABASE_URL)'; \
+	base=$$($(BIN)/python deploy/bind_free.py); \
+	echo "Loading the demo organization into $(DEMO_DATABASE_URL) (first run: a few seconds) ..."; \
+	out=$$($(BIN)/rua demo $(DEMO_ARGS)); \
 	echo "$$out" | sed '$$d'; \
 	key=$$(echo "$$out" | tail -n 1); \
 	$(BIN)/rua snapshot --all | tail -n 1; \
 	echo; \
 	echo "Demo API key (read scope): $$key"; \
 	echo "Try it:"; \
-	echo "  curl -H \"Authorization: Bearer $$key\" http://127.0.0.1:8000/api/v1/reports"; \
+	echo "  curl -H \"Authorization: Bearer $$key\" $$base/reports"; \
 	echo; \
-	exec $(BIN)/gunicorn -c deploy/gunicorn.conf.py --bind 127.0.0.1:8000
+	exec $(BIN)/gunicorn -c deploy/gunicorn.conf.py
+
+# The API over your own store (RUA_DATABASE_URL, default var/rua.db, schema created or
+# upgraded first) on RUA_BIND, in the foreground: what deploy/rua-web.service runs.
+serve: init
+	@$(BIN)/python deploy/bind_free.py >/dev/null
+	exec $(BIN)/gunicorn -c deploy/gunicorn.conf.py
 
 # The import contracts first (.importlinter, docs/architecture.md): a broken one fails the target.
-test: install
+test: $(TEST_STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 

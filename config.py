@@ -21,6 +21,8 @@ class Config:
 
     database_url: str = "sqlite:///var/rua.db"
     base_url: str = "http://127.0.0.1:8000/api/v1"
+    # The application that shows rua's data to people: event links and cta_urls are its paths.
+    app_url: str = ""
     report_address: str = ""
     dns_nameservers: str = ""
     dns_port: int = 53

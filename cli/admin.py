@@ -106,8 +106,9 @@ def member():
 @click.argument("org_ref", metavar="ORG")
 @click.argument("email")
 @click.option("--role", required=True, type=OneOf(ROLES, "role"),
-              help="What the member's keys may read (see README: owner and admin everything, "
-                   "analyst all but integrations, viewer no reports, billing integrations only).")
+              help="What the member's keys may read: owner and admin everything; analyst all "
+                   "but /api-keys/usage; viewer analytics, domains and events (no reports); "
+                   "billing /api-keys/usage only.")
 @click.pass_obj
 def member_add(config, org_ref, email, role):
     """Add EMAIL to organization ORG (id or name) with a role."""

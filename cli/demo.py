@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import click
@@ -11,12 +12,15 @@ from cli.common import fail
 from cli.session import open_store
 from demo.report_xml import RFC7489, RFC9990
 from store import keys
+from store.clock import utcnow
 
 if TYPE_CHECKING:
     from store.models import ApiKey
 
 ORG_NAME = "Demo"
 OWNER = "owner@demo.example"
+KEY_NAME = "demo"
+KEY_DAYS = 7
 
 
 def _organization():
@@ -68,12 +72,20 @@ def _load_reports(config, org, seed: int, days: int) -> list[str]:
     return lines + [f"  {error}" for error in errors[:5]]
 
 
-def _new_key(org, member) -> tuple[ApiKey, str]:
+def _new_key(org, member) -> tuple[ApiKey, str, int]:
+    """A read key that expires after KEY_DAYS; the demo keys printed before are revoked, so
+    running the demo again and again leaves one working key, never a pile of them."""
     from store.models import ApiKey
+    now = utcnow()
+    revoked = (ApiKey.update(revoked_at=now)
+               .where(ApiKey.org == org, ApiKey.member == member, ApiKey.name == KEY_NAME,
+                      ApiKey.revoked_at.is_null())
+               .execute())
     plaintext = keys.new_key()
-    row = ApiKey.create(org=org, member=member, name="demo", digest=keys.digest(plaintext),
-                        prefix=keys.display_prefix(plaintext), scope="read")
-    return row, plaintext
+    row = ApiKey.create(org=org, member=member, name=KEY_NAME, digest=keys.digest(plaintext),
+                        prefix=keys.display_prefix(plaintext), scope="read",
+                        expires_at=now + timedelta(days=KEY_DAYS))
+    return row, plaintext, revoked
 
 
 def _large_report(records: int, output: str, seed: int, dialect: str):
@@ -106,8 +118,9 @@ def demo(config, seed, days, records, output, dialect):
     and four monitored domains; when it has no reports yet, generates DAYS days of realistic
     aggregate reports (Google, Microsoft, Yahoo, Mail.ru, Comcast and a small ISP; RFC 7489
     and RFC 9990 XML; .zip, .xml.gz and .xml files) and ingests them exactly as `rua ingest`
-    does. Every run creates a new read key for the owner and prints it alone on the last line
-    of stdout, so `KEY=$(rua demo | tail -n1)` works. Running it again adds no data.
+    does. Every run revokes the demo key it printed before and prints a new read key for the
+    owner, valid 7 days, alone on the last line of stdout, so `KEY=$(rua demo | tail -n1)`
+    works. Running it again adds no data.
 
     With --records N --output FILE it only writes one large report, for benchmarks.
     """
@@ -132,6 +145,9 @@ def demo(config, seed, days, records, output, dialect):
             for line in _load_reports(config, org, seed, days):
                 click.echo(line)
             click.echo(f"{Report.select().where(Report.org == org).count()} reports stored")
-        row, plaintext = _new_key(org, member)
-        click.echo(f"new read key {row.id} (prefix {row.prefix}) for {member.email}:")
+        row, plaintext, revoked = _new_key(org, member)
+        if revoked:
+            click.echo(f"revoked {revoked} earlier demo key(s)")
+        click.echo(f"new read key {row.id} (prefix {row.prefix}) for {member.email}, "
+                   f"expires {row.expires_at:%Y-%m-%d}:")
     click.echo(plaintext)

@@ -51,6 +51,11 @@ def dns_check(config, org_ref, shape, names):
             # The organizations whose results changed: their health answers it from now on.
             refresh_dirty(utcnow(), report_address=config.report_address)
     results = [check for run in runs for check in run.checks]
+    unanswered = next((run.unanswered for run in runs if run.unanswered), "")
+    if unanswered:        # every kind of every domain would say the same: said once
+        echo_err(f"rua: error: {unanswered}: {len(_once(results))} domain(s) unknown "
+                 "(check RUA_DNS_NAMESERVERS or /etc/resolv.conf)")
+        click.get_current_context().exit(1)
     order = {name: i for i, name in enumerate(wanted or sorted({r.domain for r in results}))}
     for result in sorted(_once(results), key=lambda r: (order.get(r.domain, 0), r.domain)):
         click.echo(dumps(result.line()).decode() if shape == "json" else _text(result))

@@ -126,7 +126,18 @@ def notify_test(config, channel_id):
     if error:
         echo_err(f"rua: test message to {_target(row)} failed: {error}")
         raise SystemExit(1)
-    click.echo(f"test message accepted by {_target(row)}")
+    click.echo(_accepted(row, config))
+
+
+def _accepted(row, config) -> str:
+    """Who took the test message: the webhook receiver itself, or, for e-mail, the SMTP server
+    (whether it reaches the mailbox is that server's to do, and not known here)."""
+    if row.kind == "webhook":
+        return f"test message accepted by {_target(row)}"
+    from notify import email
+    smtp = email.parse_url(config.smtp_url)
+    return (f"test message to {row.target} accepted by the SMTP server {smtp.host}:{smtp.port} "
+            "(delivery to the mailbox is up to it)")
 
 
 @notify.command("send")

@@ -2,7 +2,8 @@
 
 Rules (docs/alerts.md; severities as /enums lists them):
 - `dns_record_missing` / `dns_record_invalid`: a kind whose status is `error`, by whether its
-  record was found; cleared once the kind is `ok` or `warning`.
+  record was found; cleared once the kind is `ok` or `warning`. An optional kind (MTA-STS,
+  TLS-RPT, BIMI, DANE) that is absent raises none: its low action item says so.
 - `spf_lookup_limit`: SPF needs more than 10 DNS lookups; cleared when it needs 10 or fewer.
 - `weak_dkim_key`: an RSA key under 2048 bits among the selectors found; cleared when none is.
 - `verification_lost`: `dmarc_state` leaves verified/verified_inherited for a definite other
@@ -17,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dnscheck.check import KINDS, DomainCheck
+from dnscheck.verdict import ABSENT
 from store.alert_types import Condition, Outcome
 
 LABELS = {"dmarc": "DMARC", "spf": "SPF", "dkim": "DKIM", "mta_sts": "MTA-STS",
@@ -69,7 +71,7 @@ def _records(previous, check, _address):
         if entry["status"] == "unknown":
             continue
         missing, invalid = key("dns_record_missing", d, kind), key("dns_record_invalid", d, kind)
-        if entry["status"] != "error":
+        if entry["status"] != "error" or entry.get(ABSENT):
             cleared += [missing, invalid]
             continue
         link = (entry.get("hosted_cta") or {}).get("url")
@@ -92,7 +94,7 @@ def _found(kind: str, entry: dict) -> bool:
         return bool(entry.get("keys"))
     if kind in ("dmarc", "spf"):
         return bool(entry.get("record")) or bool(entry.get("records"))
-    return True        # optional kinds are a warning when missing; an error is a bad record
+    return True        # an optional kind's absence raises nothing; its error is a bad record
 
 
 def _spf_limit(_previous, check, _address):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dnscheck.mx import mail_hosts
 from dnscheck.resolver import Answer, gather
-from dnscheck.verdict import ERROR, OK, UNKNOWN, WARNING, Verdict
+from dnscheck.verdict import ABSENT, ERROR, OK, UNKNOWN, WARNING, Verdict
 
 KIND = "dane"
 MAX_HOSTS = 10
@@ -51,10 +51,11 @@ def verdict(domain: str, mx: Answer, tlsa: dict[str, Answer]) -> Verdict:
 def _published_verdict(domain, hosts, tlsa: dict[str, Answer], facts: dict) -> Verdict:
     bare = [h for h in hosts if not tlsa[h].found]
     if len(bare) == len(hosts):
-        return Verdict(WARNING, f"No MX host of {domain} publishes TLSA records: with them at "
-                                f"{tlsa_name(hosts[0])} (in a DNSSEC-signed zone), senders can "
-                                "verify your mail servers' certificates without trusting any CA "
-                                "and cannot be downgraded to plain text.", facts=facts)
+        return Verdict(ERROR, f"No MX host of {domain} publishes TLSA records: with them at "
+                              f"{tlsa_name(hosts[0])} (in a DNSSEC-signed zone), senders can "
+                              "verify your mail servers' certificates without trusting any CA "
+                              "and cannot be downgraded to plain text.",
+                       facts={**facts, ABSENT: True})
     broken = [h for h in hosts if tlsa[h].found and not any(map(usable, tlsa[h].records))]
     if broken:
         return Verdict(ERROR, f"The TLSA records at {tlsa_name(broken[0])} are all unusable "

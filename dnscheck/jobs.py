@@ -32,6 +32,7 @@ class Checked:
     stored: int = 0                       # Domain rows written
     left: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    unanswered: str = ""                  # the resolver answered nothing: why, in one line
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,9 @@ def run(config, items: list[CheckTarget], *, now: datetime | None = None,
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
                 _collect(future, running.pop(future), result, config, store)
+    result.unanswered = lookup.dead
+    if lookup.dead:
+        log.warning("DNS check: %s; %d domain(s) unknown", lookup.dead, len(result.checks))
     return result
 
 

@@ -9,7 +9,9 @@ from typing import Callable, TypeVar
 
 import dns.exception
 import dns.flags
+import dns.message
 import dns.name
+import dns.query
 import dns.rdatatype
 import dns.resolver
 
@@ -17,6 +19,9 @@ from config import ConfigError
 
 FOUND, MISSING, UNKNOWN = "found", "missing", "unknown"
 OFFLINE = "offline (RUA_OFFLINE=1)"
+TIMED_OUT, UNREACHABLE, NO_ANSWER = "timed out", "nameserver unreachable", "no nameserver answered"
+# Why-texts of a look-up that heard nothing back: a dead resolver, or one silent name.
+SILENCE = frozenset({TIMED_OUT, UNREACHABLE, NO_ANSWER})
 T = TypeVar("T")
 
 
@@ -44,7 +49,8 @@ class Answer:
 class Lookup:
     """One check run's resolver: config's nameservers, port and timeout, or the system's.
 
-    Offline, every answer is UNKNOWN and no packet is sent."""
+    Offline, every answer is UNKNOWN and no packet is sent. A resolver that answers nothing
+    at all is found out once (`dead` says so) and every later answer is UNKNOWN at once."""
 
     def __init__(self, config):
         self.offline = bool(config.offline)
@@ -55,6 +61,10 @@ class Lookup:
                 self._resolver = _resolver(config)
             except dns.resolver.NoResolverConfiguration:
                 self._why = "no nameserver: set RUA_DNS_NAMESERVERS or /etc/resolv.conf"
+        self.dead = ""          # why no look-up can succeed: the resolver answers nothing
+        self._heard = False     # some answer came back: the resolver is alive
+        self._probe = threading.Lock()
+        self._probed = False
         self._answers: dict[tuple[str, str], Answer] = {}
         self._pending: dict[tuple[str, str], threading.Lock] = {}
         self._lock = threading.Lock()
@@ -88,12 +98,33 @@ class Lookup:
         except (dns.exception.DNSException, ValueError):
             # A name that cannot be written in DNS cannot exist there either.
             return Answer(MISSING, why="not a valid DNS name", nxdomain=True)
+        if self.dead:
+            return Answer(UNKNOWN, why=self.dead)
+        answer = self._resolve(qname, rdtype)
+        if answer.why in SILENCE and self._silent():
+            return Answer(UNKNOWN, why=self.dead)
+        if answer.why not in SILENCE:
+            self._heard = True
+        return answer
+
+    def _silent(self) -> bool:
+        """Whether the resolver itself answers nothing (not just this name): asked once, with
+        a question every resolver answers at once (the root's NS), after the first silence."""
+        with self._probe:
+            if not self._probed and not self._heard:
+                self._probed = True
+                if not _answers_anything(self._resolver, self.timeout):
+                    servers = ", ".join(self._resolver.nameservers)
+                    self.dead = f"resolver {servers} did not answer"
+            return bool(self.dead)
+
+    def _resolve(self, qname: dns.name.Name, rdtype: str) -> Answer:
         try:
             answer = self._resolver.resolve(qname, rdtype, raise_on_no_answer=False, search=False)
         except dns.resolver.NXDOMAIN:
             return Answer(MISSING, why="NXDOMAIN", nxdomain=True)
         except dns.exception.Timeout:
-            return Answer(UNKNOWN, why="timed out")
+            return Answer(UNKNOWN, why=TIMED_OUT)
         except dns.resolver.NoNameservers as failure:
             return Answer(UNKNOWN, why=_failure_reason(failure))
         except dns.exception.DNSException as failure:
@@ -112,6 +143,22 @@ def gather(calls: dict[str, Callable[[], T]], bound: int = 8) -> dict[str, T]:
     with ThreadPoolExecutor(max_workers=max(1, min(bound, len(calls)))) as pool:
         futures = {key: pool.submit(call) for key, call in calls.items()}
         return {key: future.result() for key, future in futures.items()}
+
+
+def _answers_anything(resolver: dns.resolver.Resolver, timeout: float) -> bool:
+    """Whether any of the resolver's nameservers sends any reply (even an error) in time."""
+    probe = dns.message.make_query(dns.name.root, "NS")
+    for server in resolver.nameservers:
+        try:
+            dns.query.udp(probe, str(server), timeout=timeout, port=resolver.port,
+                          ignore_unexpected=True)
+            return True
+        except dns.exception.DNSException as failure:
+            if not isinstance(failure, dns.exception.Timeout):
+                return True         # a reply came, malformed or not
+        except OSError:
+            continue
+    return False
 
 
 def _resolver(config) -> dns.resolver.Resolver:
@@ -138,12 +185,12 @@ def _failure_reason(failure: dns.resolver.NoNameservers) -> str:
     """SERVFAIL / REFUSED / unreachable, from the first server's error."""
     errors = failure.kwargs.get("errors") or []
     if not errors:
-        return "no nameserver answered"
+        return NO_ANSWER
     error = errors[0][3]
     if isinstance(error, str):
         return error
     if isinstance(error, OSError):
-        return "nameserver unreachable"
+        return UNREACHABLE
     return type(error).__name__
 
 

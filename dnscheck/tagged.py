@@ -41,20 +41,27 @@ def parse(record: str) -> dict[str, str]:
     return tags
 
 
+def article(label: str) -> str:
+    """"an" before a label read aloud from a vowel sound (MTA-STS: "em-tee-ay"), else "a"."""
+    return "an" if label[0] in "AEFHILMNORSX" and label.split("-")[0].isupper() else "a"
+
+
 def presence(txt: Answer, version: str, *, name: str, label: str, benefit: str,
              cta: dict, facts: dict | None = None) -> tuple[v.Verdict | None, str]:
     """(the verdict when there is not exactly one record of the kind, else None; the record).
 
-    An optional record: missing is a warning saying what it would bring (`benefit`)."""
+    An optional record: missing is an error (the contract's "missing or malformed") marked
+    `absent` in its facts, saying what the record would bring (`benefit`)."""
     outcome, records = pick(txt, version)
     facts = facts or {}
     if outcome == UNKNOWN:
-        return v.Verdict(v.UNKNOWN, f"DNS could not tell whether {name} has a {label} record "
+        return v.Verdict(v.UNKNOWN, f"DNS could not tell whether {name} has {article(label)} "
+                                    f"{label} record "
                                     f"({txt.why}); the next check will try again.",
                          facts=facts), ""
     if outcome == MISSING:
-        return v.Verdict(v.WARNING, f"No {label} record at {name}: {benefit}", hosted_cta=cta,
-                         facts=facts), ""
+        return v.Verdict(v.ERROR, f"No {label} record at {name}: {benefit}", hosted_cta=cta,
+                         facts={**facts, v.ABSENT: True}), ""
     if outcome == MULTIPLE:
         return v.Verdict(v.ERROR, f"{name} has {len(records)} v={version} records, so "
                                   "receivers ignore them all: keep exactly one.", hosted_cta=cta,

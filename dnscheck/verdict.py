@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 
 OK, WARNING, ERROR, UNKNOWN = "ok", "warning", "error", "unknown"
 STATUSES = (OK, WARNING, ERROR, UNKNOWN)
+# The fact marking an `error` that is an optional record's absence, not a broken record.
+ABSENT = "absent"
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from typing import Callable
 from ingest import xml_values as values
 from rules.alignment import aligned
 from ingest.model import ParsedRecord, ReportError, ReportMeta
+from store.clock import FIRST_REPORT_EPOCH, from_epoch
 from store.domain_names import InvalidDomain, normalize
 
 Note = Callable[[str, str], None]
@@ -115,6 +116,9 @@ def meta_from(metadata: Section, policy: Section, version: Section | None, field
     end = fields.integer(date_range, "end", where="<date_range>")
     if begin > end:
         note("range", "<date_range> begins after it ends")
+    if begin < FIRST_REPORT_EPOCH:
+        note("ancient", f"<date_range> begins {from_epoch(begin).date()}, before DMARC existed "
+                        "(2012): the reporter's clock is wrong; left out of /reports/date-range")
     errors = [e.text for e in metadata.all("error")] or None
     return ReportMeta(
         org_name=fields.text(metadata, "org_name", where=where, warn_missing=True),

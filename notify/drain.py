@@ -78,7 +78,8 @@ def drain(config, clock=utcnow) -> Drained:
                 return totals
             started = time.monotonic()
             jobs = [_Job(row, row.channel, row.event.type,
-                         message.event_fields(row.event, _org_name(names, row.channel.org_id)))
+                         message.event_fields(row.event, _org_name(names, row.channel.org_id),
+                                              config.app_url))
                     for row in rows]
             done: queue.Queue = queue.Queue()
             for receiver, lane in _lanes(jobs, receivers):

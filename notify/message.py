@@ -10,9 +10,18 @@ from store.event_queries import shape
 TEST_TYPE = "test"
 
 
-def event_fields(event, org_name: str) -> dict:
-    """The event as /events shows it, plus its organization's name."""
-    return {**shape(event), "organization": org_name}
+def event_fields(event, org_name: str, app_url: str = "") -> dict:
+    """The event as /events shows it, plus its organization's name; its link absolute on
+    app_url (RUA_APP_URL) when set, since a message read elsewhere has no page to resolve it."""
+    fields = shape(event)
+    return {**fields, "link": app_link(fields["link"], app_url), "organization": org_name}
+
+
+def app_link(link: str | None, app_url: str) -> str | None:
+    """An in-app path as an absolute URL on app_url; unchanged without one or when absolute."""
+    if not link or not app_url or not link.startswith("/"):
+        return link
+    return app_url.rstrip("/") + link
 
 
 def webhook_body(type_: str, data: dict, now: datetime) -> str:

@@ -50,20 +50,27 @@ def all_checked(view: dict) -> bool:
     return all(view[kind]["status"] != "unknown" for kind in SCORE_POINTS)
 
 
-def dns_items(domain: str, view: dict) -> list[Item]:
-    """An action item per record that is missing, malformed or not doing its job."""
+def dns_items(domain: str, view: dict, dns: dict | None = None) -> list[Item]:
+    """An action item per record that is missing, malformed or not doing its job; an optional
+    record that is absent (marked so in the stored check, `dns`) is a low one."""
     items = []
     for kind in ITEM_KINDS:
         status = view[kind]["status"]
         if status not in ("warning", "error"):
             continue
         severity = GAP_SEVERITY.get((kind, status), "medium" if status == "error" else "low")
+        if kind not in SCORE_POINTS and _absent((dns or {}).get(kind)):
+            severity = "low"
         verb = "is missing or malformed" if status == "error" else "needs attention"
         action = view[kind]["details"] or f"Review the {LABELS[kind]} record."
         title = f"{LABELS[kind]} record of {domain} {verb}"
         items.append(Item(type=f"dns_{kind}", severity=severity, title=title,
                           suggested_action=action))
     return items
+
+
+def _absent(entry) -> bool:
+    return isinstance(entry, dict) and entry.get("absent") is True
 
 
 # Events the live check raises about one record kind (dnscheck/conditions.py): the kind is the

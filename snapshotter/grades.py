@@ -1,7 +1,7 @@
 """Bands that turn numbers into words: grades, health states, policy strength, rates."""
 from __future__ import annotations
 
-import math
+from decimal import ROUND_HALF_UP, Decimal
 
 from snapshotter.model import Policy
 
@@ -33,8 +33,11 @@ def health_state(score: float | None) -> str:
 
 
 def whole(score: float | None) -> int:
-    """The integer shown for a score: rounded down, so it never reaches a band its grade has not."""
-    return 0 if score is None else int(math.floor(score))
+    """The integer shown for a score: rounded half up (73.5 shows as 74), as /compliance-score's
+    two decimals would be read; 0 without a score."""
+    if score is None:
+        return 0
+    return int(Decimal(str(score)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 def policy_name(policy: Policy | None) -> str:

@@ -8,7 +8,7 @@ from snapshotter import dns, tls
 from snapshotter.grades import grade, health_state, policy_name, whole
 from snapshotter.model import SEVERITY_RANK, WINDOW_DAYS, Item, Sender
 from snapshotter.scores import Ledger, Scored
-from snapshotter.trends import sparkline
+from snapshotter.trends import last_day, sparkline
 from snapshotter.verdicts import domain_verdict, percent
 
 TOP_SENDERS = 10
@@ -46,9 +46,9 @@ def assess(ledger: Ledger, name: str) -> Assessment:
     compliance = ledger.domain(name)
     view = dns.dns_view(name, d.dns)
     view["tls_rpt"] = tls.with_arrivals(view["tls_rpt"], d.tls_days, ledger.facts.today)
-    gaps = dns.dns_items(name, view)
+    gaps = dns.dns_items(name, view, d.dns)
     items = sorted_items(gaps + dns.without_repeats(gaps, d.items))
-    if compliance.score is not None and not compliance.tally.messages:
+    if compliance.score is None and compliance.last_report is not None:
         # Reports once, none in the window: the score is near nothing for that reason alone.
         items.sort(key=lambda item: item.type != "no_reports")
     return Assessment(name, compliance, view, health_score(compliance.score, dns.dns_score(view)),
@@ -115,7 +115,7 @@ def health_doc(ledger: Ledger, name: str, computed_at: datetime,
         "top_senders": [sender_body(s) for s in d.senders[:TOP_SENDERS]],
         "alert_count": len(a.items),
         "action_items": [item_body(i) for i in a.items[:ACTION_ITEMS_SHOWN]],
-        "trend_sparkline": sparkline(d.days, ledger.facts.today, WINDOW_DAYS),
+        "trend_sparkline": sparkline(d.days, last_day(ledger.facts.today, d.days), WINDOW_DAYS),
     }
     if not a.items:
         doc["empty_state"] = empty_state(a)

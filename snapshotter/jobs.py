@@ -14,7 +14,7 @@ from snapshotter.history import backfill_days, history_point, history_row
 from snapshotter.model import TREND_DAYS
 from snapshotter.overview import overview_doc
 from snapshotter.scores import Ledger, compliance_doc
-from snapshotter.trends import merge_days, trend_points
+from snapshotter.trends import last_day, merge_days, trend_points
 from store import db, events, snapshots
 from store.clock import stored_date
 from store.encoding import dumps
@@ -132,9 +132,10 @@ def body(ledger: Ledger, kind: str, variant: str, now: datetime, *, assessment=N
 def _trends(facts, name: str = "") -> bytes:
     """The 365-day series of one domain, or merged over the organization's (name "")."""
     if name:
-        return dumps(trend_points(facts.domains[name].days, facts.today))
+        days = facts.domains[name].days
+        return dumps(trend_points(days, last_day(facts.today, days)))
     merged = merge_days([d.days for d in facts.domains.values()])
-    return dumps(trend_points(merged, facts.today, TREND_DAYS))
+    return dumps(trend_points(merged, last_day(facts.today, merged), TREND_DAYS))
 
 
 def domain_docs(ledger: Ledger, now: datetime, kinds, names, assessed) -> dict:
@@ -171,7 +172,10 @@ def _history(org_id: str, ledger: Ledger) -> list[dict]:
             .where(ScoreHistory.org == org_id, ScoreHistory.day >= first).tuples()}
     rows = [history_row(ledger, day) for day in backfill_days(ledger, first) if day not in have]
     save_history(org_id, [r for r in rows if r is not None], replace=False)
-    save_history(org_id, [r for r in [history_row(ledger, today)] if r is not None], replace=True)
+    # The last day's row kept current: today once today has messages, else yesterday's (its
+    # late reports still arrive), so the history never ends on a day not yet reported.
+    end = last_day(today, *(d.days for d in ledger.facts.domains.values()))
+    save_history(org_id, [r for r in [history_row(ledger, end)] if r is not None], replace=True)
     query = (ScoreHistory.select().where(ScoreHistory.org == org_id, ScoreHistory.day >= first)
              .order_by(ScoreHistory.day))
     return [{"day": stored_date(h.day), "score": h.score, "grade": h.grade,

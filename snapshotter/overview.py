@@ -50,14 +50,14 @@ def overview_doc(ledger: Ledger, assessments: list[Assessment] | None = None) ->
     assessments = sorted(assessments if assessments is not None
                          else [assess(ledger, n) for n in facts.domains], key=card_order)
     org = ledger.org()
-    reported = [a for a in assessments if a.compliance.score is not None]
     needing = [a for a in assessments if needs_attention(a)]
     worst = needing[0].name if needing else None
     org_health = {
         "overall_score": whole(org.score), "grade": org.grade,
-        "verdict": org_verdict(org, len(reported), len(needing), worst, facts.report_address),
+        "verdict": org_verdict(org, len(assessments), len(needing), worst, facts.report_address),
         "health_state": health_state(org.score), "compliance_rate": org.compliance_rate,
-        "total_messages": org.tally.messages, "total_domains": len(reported),
+        # Every domain with a card, scored or not, so the count and the cards agree.
+        "total_messages": org.tally.messages, "total_domains": len(assessments),
         "domains_needing_attention": len(needing), "unique_source_ips": facts.unique_ips,
         "has_data": facts.has_data, "forwarded_messages": org.tally.forwarded,
     }

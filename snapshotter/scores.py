@@ -13,7 +13,8 @@ from snapshotter.model import WINDOW_DAYS, ZERO, DomainFacts, OrgFacts, Policy, 
 
 @dataclass(frozen=True)
 class Scored:
-    """A score with the figures it was made from; score is None before the first report."""
+    """A score with the figures it was made from; score is None without messages in the
+    scoring window (last_report tells "never reported" from "reports all older")."""
     score: float | None
     compliance_rate: float
     spf_rate: float
@@ -21,6 +22,7 @@ class Scored:
     policy_strength: float
     tally: Tally
     policy: Policy | None = None
+    last_report: date | None = None
 
     @property
     def grade(self) -> str:
@@ -36,11 +38,13 @@ def compliance_score(tally: Tally, strength: float) -> float:
                  + 0.2 * strength, 2)
 
 
-def scored(tally: Tally, strength: float, has_reports: bool,
+def scored(tally: Tally, strength: float, last_report: date | None,
            policy: Policy | None = None) -> Scored:
-    return Scored(compliance_score(tally, strength) if has_reports else None,
-                  rate(tally.compliant, tally.messages), rate(tally.spf, tally.messages),
-                  rate(tally.dkim, tally.messages), round(strength, 2), tally, policy)
+    """Scored only with messages in the window: older reports alone are no evidence of today."""
+    score = compliance_score(tally, strength) if tally.messages else None
+    return Scored(score, rate(tally.compliant, tally.messages), rate(tally.spf, tally.messages),
+                  rate(tally.dkim, tally.messages), round(strength, 2), tally, policy,
+                  last_report)
 
 
 class Cumulative:
@@ -74,10 +78,14 @@ class Ledger:
         self.facts = facts
         self.cumulative = {name: Cumulative(d.days) for name, d in facts.domains.items()}
 
-    def has_reports(self, d: DomainFacts, as_of: date) -> bool:
+    def last_report(self, d: DomainFacts, as_of: date) -> date | None:
+        """The last day on or before `as_of` the domain's reports covered; None before any."""
         days = self.cumulative[d.name].days
-        first = days[0] if days else d.last_report_day
-        return first is not None and first <= as_of
+        if not days:
+            last = d.last_report_day
+            return last if last is not None and last <= as_of else None
+        index = bisect_right(days, as_of)
+        return days[index - 1] if index else None
 
     def window(self, name: str, as_of: date) -> Tally:
         return self.cumulative[name].between(as_of - timedelta(days=WINDOW_DAYS - 1), as_of)
@@ -87,20 +95,22 @@ class Ledger:
         d = self.facts.domains[name]
         policy = policy_as_of(d.policies, as_of)
         return scored(self.window(name, as_of), policy_strength(policy),
-                      self.has_reports(d, as_of), policy)
+                      self.last_report(d, as_of), policy)
 
     def org(self, as_of: date | None = None) -> Scored:
         """Rates weighted by messages; policy strength averaged over the domains with reports
         in the scoring window (a domain gone quiet no longer pulls the average)."""
         as_of = as_of or self.facts.today
-        total, strengths, ever = ZERO, [], False
+        total, strengths, last = ZERO, [], None
         for name, d in self.facts.domains.items():
             total = total + self.window(name, as_of)
-            ever = ever or self.has_reports(d, as_of)
+            day = self.last_report(d, as_of)
+            if day is not None and (last is None or day > last):
+                last = day
             if self.cumulative[name].any_between(as_of - timedelta(days=WINDOW_DAYS - 1), as_of):
                 strengths.append(policy_strength(policy_as_of(d.policies, as_of)))
         strength = sum(strengths) / len(strengths) if strengths else 0.0
-        return scored(total, strength, ever)
+        return scored(total, strength, last)
 
 
 def domain_score_entry(name: str, s: Scored) -> dict:
@@ -129,5 +139,5 @@ def compliance_doc(ledger: Ledger, domain: str | None = None) -> dict:
 
 def unknown_domain_compliance(domain: str) -> dict:
     """The body for a valid domain the organization has no data for: zeros, grade N/A."""
-    s = scored(ZERO, 0.0, False)
+    s = scored(ZERO, 0.0, None)
     return _compliance(s, [domain_score_entry(domain, s)])

@@ -25,6 +25,14 @@ def merge_days(series: list[dict[date, Tally]]) -> dict[date, Tally]:
     return {day: Tally(*s) for day, s in sums.items()}
 
 
+def last_day(today: date, *series: dict[date, Tally]) -> date:
+    """Where a daily series ends: today once any of `series` holds messages reported for it,
+    else yesterday, the last complete day (a day reporters have not covered is no zero)."""
+    if any(days.get(today, ZERO).messages for days in series):
+        return today
+    return today - timedelta(days=1)
+
+
 def trend_point(day: date, tally: Tally) -> dict:
     # `date` comes first: series.since() finds a point's day at a fixed offset.
     return {"date": day, "total_messages": tally.messages,

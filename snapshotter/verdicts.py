@@ -23,11 +23,12 @@ def no_reports_yet(subject: str, address: str) -> str:
 
 def domain_verdict(domain: str, s: Scored, address: str = "") -> str:
     """One sentence for a domain, from the first condition that holds, most basic first."""
-    if s.score is None:
+    if s.last_report is None:
         return no_reports_yet(domain, address)
-    if not s.tally.messages:
-        return (f"No reports for {domain} in the last {WINDOW_DAYS} days. Check that its DMARC "
-                "record still asks for reports (rua=) and that mail is being sent.")
+    if s.score is None:
+        return (f"No reports for {domain} in the last {WINDOW_DAYS} days (the last covers "
+                f"{s.last_report.isoformat()}), so it is not scored. Check that its DMARC record "
+                "still asks for reports (rua=) and that mail is being sent.")
     passing = percent(s.compliance_rate)
     if s.compliance_rate < ALIGNED_ENOUGH:
         return (f"Only {passing} of mail from {domain} passes DMARC. Align the failing senders "
@@ -60,11 +61,12 @@ def _policy_step(domain: str, passing: str, policy: Policy, s: Scored) -> str:
 def org_verdict(s: Scored, domain_count: int, needing: int, worst: str | None,
                 address: str = "") -> str:
     """One sentence for the organization."""
-    if s.score is None:
+    if s.last_report is None:
         return no_reports_yet("your domains", address)
-    if not s.tally.messages:
-        return (f"No reports in the last {WINDOW_DAYS} days. Check that your domains' DMARC "
-                "records still ask for reports (rua=).")
+    if s.score is None:
+        return (f"No reports in the last {WINDOW_DAYS} days (the last covers "
+                f"{s.last_report.isoformat()}), so nothing is scored. Check that your domains' "
+                "DMARC records still ask for reports (rua=).")
     passing = percent(s.compliance_rate)
     if needing and worst:
         plural = "domain needs" if needing == 1 else "domains need"

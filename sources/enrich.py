@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Iterable
+from typing import Callable, Iterable
 
 from dnscheck.resolver import Lookup, gather
 from sources import dnsbl, geo, identity, reputation, services
@@ -34,6 +34,12 @@ class Enrichment:
     outcomes: tuple[dnsbl.ZoneAnswer, ...]
     reputation: reputation.Reputation
     error: str = ""
+
+    @property
+    def learned_nothing(self) -> bool:
+        """DNS told nothing of the IP: its PTR and every blocklist answer unknown (or none)."""
+        return self.identity.fcrdns == UNKNOWN and all(
+            outcome.state in (dnsbl.UNKNOWN, dnsbl.ERROR) for outcome in self.outcomes)
 
     def fields(self) -> dict:
         """The source row's enrichment fields (the contract's source row), None when unknown."""
@@ -67,15 +73,16 @@ class EnrichmentRun:
 
 def enrich(config, ips: Iterable[str], signals: dict[str, Signals] | None = None,
            now: datetime | None = None, bound: int = DEFAULT_BOUND,
-           lookup: Lookup | None = None) -> EnrichmentRun:
-    """Enrich each IP; a bad RUA_GEOIP_DB raises GeoError before any look-up."""
+           lookup: Lookup | None = None, each: Callable[[], None] | None = None) -> EnrichmentRun:
+    """Enrich each IP (each() called as each is done); a bad RUA_GEOIP_DB raises GeoError
+    before any look-up."""
     located = geo.database(config.geoip_db)
     lookup = lookup or Lookup(config)
     now = now or datetime.now(timezone.utc)
     tests = dnsbl.self_test(lookup, dnsbl.zones(config.dnsbl_zones))
     signals = signals or {}
     wanted = list(dict.fromkeys(str(ip) for ip in ips))
-    calls = {ip: _one(lookup, located, tests, ip, signals.get(ip) or Signals(), now)
+    calls = {ip: _one(lookup, located, tests, ip, signals.get(ip) or Signals(), now, each)
              for ip in wanted}
     run = EnrichmentRun(gather(calls, bound), tests, now)
     run.problems = [f"DNSBL {zone.zone} left out of this run: {zone.problem}"
@@ -100,5 +107,10 @@ def enrich_one(lookup: Lookup, located, tests: list[dnsbl.ZoneTest], ip: str,
                       reputation.reputation(outcomes, now))
 
 
-def _one(lookup, located, tests, ip, signals, now):
-    return lambda: enrich_one(lookup, located, tests, ip, signals, now)
+def _one(lookup, located, tests, ip, signals, now, each):
+    def call():
+        found = enrich_one(lookup, located, tests, ip, signals, now)
+        if each is not None:
+            each()
+        return found
+    return call

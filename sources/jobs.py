@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Callable
 
 from dnscheck.resolver import Lookup
 from rules import verdicts
 from rules.windows import window_days
-from sources import services
+from sources import retry, services
 from sources.enrich import Enrichment, Signals, enrich
 from store import db, events, rollups
 from store.addresses import canonical_ip, search_text, spellings
@@ -38,11 +40,16 @@ NAMED_IPS = 3           # the busiest unauthorized sources an event's detail nam
 
 @dataclass
 class Enriched:
-    """One refresh: sources written, records whose classification changed, zones dropped."""
+    """One refresh: sources written, records whose classification changed, zones dropped;
+    sources DNS told nothing of (left as they were, retried later) and why, when it is the
+    resolver; organizations backing off since their last run learned nothing."""
     sources: int = 0
     reclassified: int = 0
     problems: list[str] = field(default_factory=list)
     skipped: str = ""
+    unlearned: int = 0
+    unanswered: str = ""
+    waiting: dict[str, datetime] = field(default_factory=dict)
 
 
 def due(now: datetime, org_id: str | None = None, ips: list[str] | None = None,
@@ -64,8 +71,10 @@ def due(now: datetime, org_id: str | None = None, ips: list[str] | None = None,
 
 
 def refresh(config, now: datetime | None = None, org_id: str | None = None,
-            ips: list[str] | None = None, limit: int | None = None) -> Enriched:
-    """Enrich the due sources (or the named IPs) and store what was learned."""
+            ips: list[str] | None = None, limit: int | None = None,
+            progress: Callable[[int, int], None] | None = None) -> Enriched:
+    """Enrich the due sources (or the named IPs) and store what was learned; progress(done,
+    total) is called as each source's look-ups end."""
     now = now or utcnow()
     if config.offline:
         return Enriched(skipped="RUA_OFFLINE is set: nothing looked up")
@@ -75,17 +84,32 @@ def refresh(config, now: datetime | None = None, org_id: str | None = None,
         by_org.setdefault(org, []).append(ip)
     done = Enriched()
     lookup = Lookup(config)           # one resolver for the whole refresh: a name asked once
+    each = _counter(len(targets), progress)
     for org, org_ips in by_org.items():
+        after = retry.waiting_until(org)
+        if not ips and after is not None and after > now:
+            done.waiting[org] = after
+            continue
+        learned = 0
         for start in range(0, len(org_ips), BATCH * 10):
             chunk = org_ips[start:start + BATCH * 10]
-            run = enrich(config, chunk, signals(org, chunk), now=now, lookup=lookup)
+            run = enrich(config, chunk, signals(org, chunk), now=now, lookup=lookup, each=each)
             for problem in run.problems:
                 if problem not in done.problems:
                     done.problems.append(problem)
+            # What DNS told nothing of keeps what was known and stays due: not done.
+            found = [run.results[ip] for ip in chunk if not run.results[ip].learned_nothing]
             with db.atomic():
-                done.reclassified += save(org, [run.results[ip] for ip in chunk], now)
-            done.sources += len(chunk)
+                done.reclassified += save(org, found, now)
+            done.sources += len(found)
+            done.unlearned += len(chunk) - len(found)
+            learned += len(found)
             events.mark_dirty(org, now)
+        if learned:
+            retry.learned_something(org)
+        else:
+            done.waiting[org] = retry.learned_nothing(org, now)
+    done.unanswered = lookup.dead
     return done
 
 
@@ -100,7 +124,23 @@ def scheduled(now: datetime, config) -> Enriched | None:
         log.warning("%s", problem)
     log.info("enriched %d source(s), %d record(s) reclassified", result.sources,
              result.reclassified)
+    if result.unlearned:
+        log.warning("%d source(s) not enriched: %s; tried again later", result.unlearned,
+                    result.unanswered or "DNS could not tell")
     return result
+
+
+def _counter(total: int, progress: Callable[[int, int], None] | None):
+    """A thread-safe call per source done that reports (done, total) to progress."""
+    if progress is None:
+        return None
+    lock, count = threading.Lock(), [0]
+
+    def each():
+        with lock:
+            count[0] += 1
+            progress(count[0], total)
+    return each
 
 
 def signals(org_id: str, ips: list[str]) -> dict[str, Signals]:

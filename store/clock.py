@@ -3,6 +3,9 @@ from datetime import date, datetime, timedelta, timezone
 
 _EPOCH = datetime(1970, 1, 1)
 _SECOND = timedelta(seconds=1)
+# DMARC was published in 2012: a report window before it is a reporter's broken clock.
+FIRST_REPORT_DAY = date(2012, 1, 1)
+FIRST_REPORT_EPOCH = (datetime(2012, 1, 1) - _EPOCH) // _SECOND
 
 
 def utcnow() -> datetime:

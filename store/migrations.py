@@ -304,6 +304,20 @@ MIGRATIONS = [
 ]
 
 
+# How Postgres words the versions whose description is about SQLite's files and triggers.
+ON_POSTGRES = {
+    2: "request counters keyed by org, key and hour",
+    4: "organization request totals (written by the application on Postgres)",
+}
+
+
+def described(version: int, description: str) -> str:
+    """The description of `version` as the store being migrated applies it."""
+    if is_postgres():
+        return ON_POSTGRES.get(version, description)
+    return description
+
+
 def current_version(database) -> int:
     if not database.table_exists(SchemaVersion._meta.table_name):
         return 0
@@ -329,8 +343,8 @@ def migrate(database) -> list[tuple[int, str]]:
             continue
         with database.atomic():
             step(database)
-            SchemaVersion.create(version=version, description=description)
-        applied.append((version, description))
+            SchemaVersion.create(version=version, description=described(version, description))
+        applied.append((version, described(version, description)))
     # The counters' file can be lost or replaced on its own (it holds counts only).
     _create_counters()
     if current_version(database) >= 4:

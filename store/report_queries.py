@@ -8,7 +8,7 @@ from typing import NamedTuple
 from peewee import JOIN, fn
 
 from store.addresses import canonical_ip
-from store.clock import stored_date, to_epoch
+from store.clock import FIRST_REPORT_DAY, stored_date, to_epoch
 from store.compiled import Compiled, raw_rows
 from store.models import DomainDay, Record, Report, Source
 
@@ -304,7 +304,9 @@ def _respelled(org_id: str, rows: list[RecordRow]) -> list[RecordRow]:
 
 
 def report_date_range(org_id: str) -> tuple[date | None, date | None]:
-    earliest = Report.select(fn.MIN(Report.day_begin)).where(Report.org == org_id).scalar()
-    latest = Report.select(fn.MAX(Report.day_end)).where(Report.org == org_id).scalar()
+    # A report dated before DMARC existed (a reporter's clock at 0) would stretch the range.
+    dated = Report.select().where(Report.org == org_id, Report.day_begin >= FIRST_REPORT_DAY)
+    earliest = dated.select(fn.MIN(Report.day_begin)).scalar()
+    latest = dated.select(fn.MAX(Report.day_end)).scalar()
     return stored_date(earliest), stored_date(latest)
 

@@ -55,3 +55,15 @@ def test_every_path_a_doc_names_in_the_repository_exists(doc):
 def test_no_doc_points_outside_the_repository(doc):
     text = doc.read_text(encoding="utf-8")
     assert not re.findall(r"\.\./|/work/|shared/(?:spec|corpus)|decisions\.md|api-v1\.md", text)
+
+
+def test_no_page_or_help_sends_the_reader_to_a_readme_table_or_list_it_lacks():
+    """The settings' table is docs/configuration.md; the roles are spelled out where named."""
+    from click.testing import CliRunner
+
+    from cli import main
+    for page in DOCS:
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r"README's (table|list)", text), page
+    help_text = CliRunner().invoke(main, ["member", "add", "--help"]).stdout
+    assert "see README" not in help_text and "analyst" in help_text

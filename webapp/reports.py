@@ -15,7 +15,7 @@ from webapp.errors import ApiError
 from webapp.memo import remember, stamp
 from webapp.paging import envelope
 from webapp.report_detail import detail_chunks
-from webapp.responses import csv_download, json_download
+from webapp.responses import csv_download, json_download, with_more
 
 bp = Blueprint("reports", __name__)
 SORTS = tuple(queries.REPORT_SORTS)
@@ -71,8 +71,10 @@ def index():
     if download is not None:
         rows = queries.report_rows(org_id, wanted, page.limit, page.offset)
         if download == "csv":
-            return csv_download([csv_row(r) for r in rows], CSV_COLUMNS, "reports.csv")
-        return json_download([report_summary(r) for r in rows], "reports.json")
+            answer = csv_download([csv_row(r) for r in rows], CSV_COLUMNS, "reports.csv")
+        else:
+            answer = json_download([report_summary(r) for r in rows], "reports.json")
+        return with_more(answer, page, _total(org_id, wanted))
     body = envelope("reports", None, page, report_summary, count=lambda: _total(org_id, wanted),
                     rows=lambda p: queries.report_rows(org_id, wanted, p.limit, p.offset))
     body["has_any"] = body["total"] > 0 or stamp(org_id) > 0     # the stamp is 0 before any report

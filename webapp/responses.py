@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import csv
 import io
+from urllib.parse import urlencode
 
-from flask import Response
+from flask import Response, request
 
 from store.encoding import dumps
 
@@ -37,3 +38,16 @@ def csv_download(rows, columns, filename: str) -> Response:
 
 def json_download(value, filename: str) -> Response:
     return _attachment(dumps(value), "application/json", filename)
+
+
+def with_more(response: Response, page, total: int) -> Response:
+    """A download of one page says how many rows match (X-Total-Count) and, when more follow,
+    where the next page is (Link rel="next", RFC 8288): the same request at the next offset."""
+    response.headers["X-Total-Count"] = str(total)
+    following = page.offset + page.limit
+    if following < total:
+        query = request.args.to_dict(flat=False)
+        query["offset"] = [str(following)]
+        url = f"{request.base_url}?{urlencode(query, doseq=True)}"
+        response.headers["Link"] = f'<{url}>; rel="next"'
+    return response

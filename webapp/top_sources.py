@@ -8,7 +8,7 @@ from webapp import params
 from webapp.auth import requires
 from webapp.memo import remember
 from webapp.paging import window
-from webapp.responses import csv_download
+from webapp.responses import csv_download, with_more
 
 bp = Blueprint("top_sources", __name__)
 CSV_COLUMNS = ("source_ip", "count", "pass", "fail")
@@ -38,5 +38,6 @@ def index():
     services = queries.source_services(org_id, [row[0] for row in body["sources"]])
     body["sources"] = [source_shape(row, services.get(row[0])) for row in body["sources"]]
     if params.choice(args, "format", ("csv",), None) == "csv":
-        return csv_download(body["sources"], CSV_COLUMNS, "top-sources.csv")
+        answer = csv_download(body["sources"], CSV_COLUMNS, "top-sources.csv")
+        return with_more(answer, page, body["total"])
     return body

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, g, request
 
 from snapshotter import series
-from snapshotter.trends import trend_points
+from snapshotter.trends import last_day, trend_points
 from store.encoding import dumps
 from webapp import params
 from webapp.auth import requires
@@ -21,6 +21,7 @@ def index():
     known = None if domain is None else (lambda: org_has_domain(g.principal.org_id, domain))
     snapshot = fetch("trends", domain or "", exists=known)
     if snapshot is None:     # a valid domain without data: zeros for every day
-        return respond(series.envelope(days, dumps(trend_points({}, g.now.date(), days))))
+        end = last_day(g.now.date())
+        return respond(series.envelope(days, dumps(trend_points({}, end, days))))
     body = series.envelope(days, series.last(snapshot.body, days))
     return respond(body, None, snapshot.computed_at)

@@ -48,8 +48,10 @@ def _period(days: int) -> str:
 
 
 def verdict(plan: Plan, *, ever: bool, used: int, remaining: int, reset: int,
-            refused: int, days: int) -> dict:
-    """The state of the contract and a sentence a person can act on."""
+            refused: int, days: int, quota_spent: bool) -> dict:
+    """The state of the contract and a sentence a person can act on. quota_spent: some hour of
+    the window used the whole hourly quota (else refusals came from bursts or the heavy route,
+    which a larger plan's quota would not have spared)."""
     until = from_epoch(reset).strftime("%H:%M UTC")
     if not ever:
         return {"state": "no_traffic", "summary": "No API requests yet: requests made with this "
@@ -60,9 +62,15 @@ def verdict(plan: Plan, *, ever: bool, used: int, remaining: int, reset: int,
     left = f"{remaining:,} of {plan.hourly:,} requests are left this hour (resets at {until})"
     if refused:
         verb = "was" if refused == 1 else "were"
-        return {"state": "capped", "summary": f"{_requests(refused)} {verb} refused in the last "
-                f"{_period(days)} because a limit was spent. {left}. Poll less often, spread "
-                "requests over the hour, or move to a larger plan."}
+        refusals = f"{_requests(refused)} {verb} refused in the last {_period(days)}"
+        if not quota_spent:
+            return {"state": "capped", "summary": f"{refusals}, though the hourly quota was never "
+                    f"spent: too many requests came from one key within seconds, or the health "
+                    f"route's own budget ran out. {left}. Space requests out and wait as "
+                    "Retry-After says; a larger plan does not raise the burst limit."}
+        return {"state": "capped", "summary": f"{refusals} because the hourly quota was spent. "
+                f"{left}. Poll less often, spread requests over the hour, or move to a larger "
+                "plan."}
     if near_cap(remaining, plan.hourly):
         return {"state": "near_cap", "summary": f"Only {left}. Slow down polling until then, "
                 "or requests will be refused with 429."}
@@ -103,7 +111,9 @@ def show():
                    "reset_at": from_epoch(quota.reset) if capped else None},
         "verdict": verdict(quota.plan, ever=usage.ever_metered(org_id), used=quota.tally.used,
                            remaining=quota.remaining, reset=quota.reset,
-                           refused=sum(p["rejected"] for p in chart), days=days),
+                           refused=sum(p["rejected"] for p in chart), days=days,
+                           quota_spent=capped and any(allowed >= quota.plan.hourly
+                                                      for allowed, _ in hourly.values())),
         "points": chart,
         "keys": _keys(org_id, first_hour, last_hour),
         "api_base_url": current_app.config["RUA"].base_url,

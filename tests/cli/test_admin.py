@@ -46,10 +46,12 @@ def test_init_creates_the_schema_then_has_nothing_to_apply(rua, tmp_path):
     with empty_database_url(tmp_path) as url:
         first, second = ok(rua("init", url=url)), ok(rua("init", url=url))
         # Every migration in order, whatever number the latest one has.
-        applied = [f"applied migration {v}: {text}" for v, text, _ in MIGRATIONS]
-        assert applied[0] == "applied migration 1: initial schema"
+        applied = [f"applied migration {v}: " for v, _, _ in MIGRATIONS]
+        assert first[0] == "applied migration 1: initial schema"
         done, latest = len(applied), MIGRATIONS[-1][0]
-        assert first[:done] == applied
+        assert [line[:len(start)] for line, start in zip(first, applied)] == applied
+        if not url.startswith("sqlite"):    # nothing of SQLite's files or triggers said there
+            assert not any("SQLite" in line for line in first), first
         assert first[done].startswith(f"schema version {latest} (latest {latest})")
         # On SQLite, where the counters' own file is, for backups.
         assert first[done + 1:] == ([f"request counters in {tmp_path / 'empty.meter.db'}"]

@@ -62,7 +62,7 @@ def test_demo_data_shows_every_kind_of_sender(rua):
     assert any(":" in ip for ip in sources)
 
 
-def test_a_second_run_adds_no_data_and_prints_another_working_key(rua):
+def test_a_second_run_adds_no_data_and_prints_another_working_key_revoking_the_first(rua):
     first = ok(rua("demo", "--days", 2))[-1]
     org = demo_org()
     reports = Report.select().where(Report.org == org).count()
@@ -78,6 +78,11 @@ def test_a_second_run_adds_no_data_and_prints_another_working_key(rua):
     assert Record.select().where(Record.org == org).count() == records
     for key in (first, second):
         assert ApiKey.get(ApiKey.digest == keys.digest(key)).org_id == org.id
+    # One working demo key at a time, and none for ever.
+    assert "revoked 1 earlier demo key(s)" in lines
+    old, new = (ApiKey.get(ApiKey.digest == keys.digest(key)) for key in (first, second))
+    assert old.revoked_at is not None and new.revoked_at is None
+    assert (new.expires_at - new.created_at).days == 7
 
 
 def test_records_mode_writes_one_large_report_and_leaves_the_database_alone(rua, tmp_path):

@@ -114,3 +114,20 @@ def test_the_same_domain_written_twice_is_checked_once(dns, dns_server, acme):
 ])
 def test_bad_input_is_one_clear_error(dns, acme, args, message):
     assert_refused(dns(*args), message)
+
+
+def test_a_dead_resolver_is_found_once_and_said_in_one_line_with_status_1(dns, dns_server, acme):
+    names = [f"d{n:02}.example" for n in range(48)]
+    for name in names:
+        make_domain(acme, name=name)
+    dns_server.fault(".", "silent")           # the resolver answers nothing at all
+    result = dns("check")
+    assert result.exit_code == 1, result.output
+    [line] = result.stderr.splitlines()
+    assert line == "rua: error: resolver 127.0.0.1 did not answer: 49 domain(s) unknown " \
+                   "(check RUA_DNS_NAMESERVERS or /etc/resolv.conf)"
+    assert result.stdout == ""
+    # Found out while the first domains waited: the ones started later asked nothing.
+    asked = {name for name, _, _ in dns_server.asked()}
+    assert "." in asked and not any(name.endswith("d47.example.") for name in asked)
+    assert Domain.get(Domain.name == "d47.example").dns["dmarc"]["status"] == "unknown"

@@ -7,7 +7,8 @@ from notify.webhook import NOT_REACHED
 from store import events
 from store.models import NotifyChannel, Outbox
 from tests.cli.outcome import assert_refused, ok
-from tests.notify.receivers import WebhookReceiver
+from tests.notify.receivers import WebhookReceiver, smtp_server
+from tests.notify.test_email import ca  # noqa: F401
 
 PUBLIC = "https://93.184.216.34/hook"        # an address: nothing to resolve
 
@@ -159,3 +160,16 @@ def test_an_smtp_password_never_reaches_the_cli_output(rua, acme, monkeypatch):
     for result in (added, sent, listed, tested):
         assert "Sup3r" not in result.output + result.stderr
         assert "S3cret" not in result.output + result.stderr
+
+
+def test_an_email_test_says_the_smtp_server_took_it_not_the_recipient(rua, acme, ca, monkeypatch):
+    controller, sink = smtp_server(ca, login=None)
+    monkeypatch.setenv("RUA_SMTP_URL", f"smtp://localhost:{controller.port}?from=rua@example.net")
+    try:
+        channel_id = ok(rua("notify", "add", "Acme", "email", "ops@example.com"))[0].split()[3]
+        lines = ok(rua("notify", "test", channel_id))
+    finally:
+        controller.stop()
+    assert lines == [f"test message to ops@example.com accepted by the SMTP server "
+                     f"localhost:{controller.port} (delivery to the mailbox is up to it)"]
+    assert [recipients for _, recipients, _ in sink.messages] == [["ops@example.com"]]

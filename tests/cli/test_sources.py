@@ -316,3 +316,42 @@ def test_includes_count_only_for_an_aligned_mail_from_pass(database, world):
                                "auth_spf": other}])
     assert jobs.signals(org.id, [RELAYED, SES]) == {
         RELAYED: Signals(), SES: Signals(spf_domains=("other.example",))}
+
+
+def test_a_dead_resolver_enriches_nothing_says_so_and_backs_off(acme, rua_sources, world,
+                                                                 dns_server):
+    ok(rua_sources("refresh", "--ip", SES))
+    known = source(SES)
+    dns_server.fault(".", "silent")                 # the resolver answers nothing at all
+    result = rua_sources("refresh")
+    assert result.exit_code == 1 and "0 source(s) enriched" in result.stdout
+    assert ("rua: error: 4 source(s) not enriched: resolver 127.0.0.1 did not answer"
+            in result.stderr)
+    assert "enriching sources" not in result.stderr          # not a terminal: no progress line
+    # Nothing learned, nothing lost: what was known stays, the rest stays due.
+    assert (source(SES).ptr, source(SES).enriched_at) == (known.ptr, known.enriched_at)
+    assert not Source.select().where(Source.ip != SES, Source.enriched_at.is_null(False)).exists()
+    # Tried again after a back-off, not at once and not a day later.
+    now = utcnow()
+    asked = len(dns_server.asked())
+    assert jobs.refresh(world, now).waiting and len(dns_server.asked()) == asked
+    dns_server.reset()                  # answering again (every name now unknown to it)
+    later = jobs.refresh(world, now + timedelta(minutes=16))
+    assert later.sources == 4 and not later.waiting
+
+
+def test_the_back_off_doubles_up_to_a_day():
+    from sources import retry
+    assert [retry.delay(n) for n in (1, 2, 3)] == [timedelta(minutes=15), timedelta(minutes=30),
+                                                   timedelta(hours=1)]
+    assert retry.delay(30) == timedelta(days=1)
+
+
+def test_progress_is_one_line_rewritten_on_a_terminal(capsys):
+    from cli.sources import Progress
+    shown = Progress()
+    for done in range(1, 4):
+        shown.update(done, 3)
+    shown.close()
+    err = capsys.readouterr().err
+    assert err.startswith("\renriching sources: 1 of 3") and err.endswith("3 of 3\n")

@@ -74,7 +74,9 @@ def test_empty_logo_declines_bimi_with_a_warning():
 
 def test_missing_two_or_unknown_records():
     missing = bimi.verdict("example.com", Answer(MISSING, why="NXDOMAIN", nxdomain=True), REJECT)
-    assert missing.status == "warning" and "your logo" in missing.details
+    # Optional, yet absent is "missing" as the contract words error (decisions.md).
+    assert missing.status == "error" and "your logo" in missing.details
+    assert missing.facts["absent"] is True
     assert missing.hosted_cta["url"].endswith("record=bimi")
     assert verdict(RECORD, RECORD).status == "error"
     unknown = bimi.verdict("example.com", Answer(UNKNOWN, why="SERVFAIL"), REJECT)

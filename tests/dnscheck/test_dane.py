@@ -40,10 +40,11 @@ def test_every_mx_with_validated_tlsa_is_ok_with_hosts_best_first():
         {"mx": "mx2.example.com", "tlsa": 1, "authenticated": True}]}
 
 
-def test_no_tlsa_anywhere_is_a_warning_that_explains_dane():
+def test_no_tlsa_anywhere_is_an_error_that_explains_dane():
     none = Answer(MISSING, why="NXDOMAIN", nxdomain=True)
     result = verdict(**{"1": none, "2": none})
-    assert result.status == "warning" and "_25._tcp.mx1.example.com" in result.details
+    assert result.status == "error" and result.facts["absent"] is True
+    assert "_25._tcp.mx1.example.com" in result.details
     assert "DNSSEC" in result.details and result.hosted_cta is None
 
 
@@ -103,7 +104,7 @@ def test_check_without_ad_bit_warns(dns_server, dns_config):
 def test_check_of_a_domain_without_mx_looks_at_the_domain_itself(dns_server, dns_config):
     dns_server.zone("example.com", "@ IN A 192.0.2.1")
     result = dane.check(Lookup(dns_config), "example.com")
-    assert result.status == "warning"
+    assert result.status == "error"
     assert dns_server.asked("_25._tcp.example.com", "TLSA")
 
 

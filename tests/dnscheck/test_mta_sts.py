@@ -40,15 +40,15 @@ def test_malformed_record_is_an_error_naming_the_fault(record, problem):
                                  "url": "/domains/example.com/dns?record=mta_sts"}
 
 
-def test_missing_record_is_a_warning_saying_what_it_would_bring():
+def test_missing_record_is_an_error_saying_what_it_would_bring():
     result = mta_sts.verdict("example.com", Answer(MISSING, why="NXDOMAIN"), None, None)
-    assert result.status == "warning" and "unverified TLS" in result.details
+    assert result.status == "error" and result.facts["absent"] is True and "unverified TLS" in result.details
     assert result.hosted_cta["url"].endswith("record=mta_sts")
 
 
 def test_records_of_other_kinds_are_ignored_and_two_of_ours_are_an_error():
     other = Answer(FOUND, ("v=spf1 -all", "google-site-verification=x"))
-    assert mta_sts.verdict("example.com", other, None, None).status == "warning"
+    assert mta_sts.verdict("example.com", other, None, None).status == "error"
     two = Answer(FOUND, ("v=STSv1; id=1", "v=STSv1; id=2"))
     assert mta_sts.verdict("example.com", two, None, None).status == "error"
 
@@ -255,9 +255,9 @@ def test_policy_host_without_address_is_an_error(dns_server, dns_config, https):
     assert https.connections == 0
 
 
-def test_missing_record_warns_without_fetching(dns_server, dns_config, https):
+def test_missing_record_is_an_error_without_fetching(dns_server, dns_config, https):
     dns_server.zone("example.com", "@ IN MX 10 mx1.example.com.")
-    assert check(dns_config, https).status == "warning"
+    assert check(dns_config, https).status == "error"
     assert https.connections == 0
 
 
@@ -363,3 +363,8 @@ def test_the_dns_check_run_follows_the_lab_setting(dns_server, dns_config, liste
     [checked] = check_unstored(config, ["example.com"]).checks
     assert arrived(listener) is lab
     assert NOT_REACHED in checked.line()["dns"]["mta_sts"]["details"]
+
+
+def test_a_record_dns_could_not_tell_about_is_written_with_an():
+    result = mta_sts.verdict("example.com", Answer(UNKNOWN, why="timed out"), None, None)
+    assert result.status == "unknown" and "has an MTA-STS record" in result.details

@@ -154,3 +154,19 @@ def test_a_silent_nameserver_holds_gather_a_few_timeouts_not_one_per_query(dns_s
 def test_gather_keeps_the_keys_and_runs_nothing_for_nothing():
     assert gather({}) == {}
     assert gather({"a": lambda: 1, "b": lambda: 2}, bound=1) == {"a": 1, "b": 2}
+
+
+def test_one_silent_name_leaves_the_resolver_trusted(dns_server, lookup):
+    dns_server.fault("quiet.example.com", "silent")
+    assert lookup.txt("quiet.example.com").why == "timed out"
+    assert lookup.dead == "" and lookup.txt("example.com").found
+
+
+def test_a_resolver_that_answers_nothing_is_found_out_once(dns_server, lookup):
+    dns_server.fault(".", "silent")
+    first = lookup.txt("example.com")
+    assert first.unknown and first.why == "resolver 127.0.0.1 did not answer" == lookup.dead
+    asked = len(dns_server.asked())
+    # Every later look-up is told at once, without a packet.
+    assert lookup.txt("other.example.com").why == lookup.dead
+    assert len(dns_server.asked()) == asked

@@ -47,12 +47,12 @@ def test_two_records_are_an_error_counted_in_the_facts():
     assert result.facts == {"rua": [], "records": 2}
 
 
-def test_missing_record_is_a_warning_saying_what_it_would_bring():
+def test_missing_record_is_an_error_saying_what_it_would_bring():
     for answer in (Answer(MISSING, why="NXDOMAIN", nxdomain=True),
                    Answer(FOUND, ("v=spf1 -all",)), Answer(FOUND, ("v=TLSRPTv10; rua=x",))):
         result = tls_rpt.verdict("example.com", answer)
-        assert result.status == "warning" and "reports of failed TLS" in result.details
-        assert result.facts == {"rua": [], "records": 0}
+        assert result.status == "error" and "reports of failed TLS" in result.details
+        assert result.facts == {"rua": [], "records": 0, "absent": True}
 
 
 def test_dns_that_cannot_tell_is_unknown():

@@ -1,12 +1,12 @@
 """Storing a parsed report: routing, duplicates, totals, records, rollups, domains, rollback."""
 import datetime as dt
 import threading
-import time
 import tracemalloc
 
 import pytest
-from peewee import fn
+from peewee import SqliteDatabase, fn
 
+from ingest import storing
 from ingest.model import ReportError
 from ingest.storing import store_report
 from store.clock import to_epoch
@@ -329,33 +329,53 @@ def test_a_50000_record_report_is_stored_with_memory_bounded(database):
     assert peak < 8 * 2**20, f"peak {peak / 2**20:.1f} MiB"
 
 
-def test_the_same_report_stored_twice_at_once_is_kept_once(database):
-    """Two ingests racing: the loser's insert meets the unique key (Postgres) or waits for the
-    winner's lock (SQLite) and it becomes a duplicate. Which one wins is the database's call."""
+def test_the_same_report_stored_twice_at_once_is_kept_once(database, monkeypatch):
+    """Two ingests racing for one report; the first holds its transaction open, so the race
+    happens on every run, and the second's look-ups show how it was settled. Postgres: the
+    second looks, finds nothing (the first has not committed), and its insert meets the unique
+    key, after which it finds the winner. SQLite: the second's transaction waits for the first's
+    write lock (IMMEDIATE), so its one look-up finds the winner."""
+    sqlite = isinstance(database, SqliteDatabase)
     org = make_org()
-    first_in, outcomes = threading.Event(), {}
+    first_in, second_started, second_looked = (threading.Event(), threading.Event(),
+                                               threading.Event())
+    outcomes, looks = {}, []
+    look_up = storing._stored
+
+    def watched_look_up(org_id, key):
+        found = look_up(org_id, key)
+        if threading.current_thread().name == "second":
+            looks.append(found is not None)
+            second_looked.set()
+        return found
+
+    monkeypatch.setattr(storing, "_stored", watched_look_up)
 
     def slow_records(signal):
         for n in range(600):
             if n == 1 and signal:
-                first_in.set()       # the first ingest holds its transaction open...
-                time.sleep(0.5)      # ...while the second looks for the report and finds none
+                first_in.set()      # the first ingest holds its transaction open until the
+                # second has started (SQLite: it then waits for the lock) or looked (Postgres)
+                assert (second_started if sqlite else second_looked).wait(10)
             yield make_record(source_ip=f"10.1.{n // 250}.{n % 250}")
 
     def ingest(name, signal):
         with database.connection_context():
             parsed = parsed_report(report_id="raced")
             parsed.records = slow_records(signal)
+            if not signal:
+                second_started.set()
             outcomes[name] = store_report(parsed, org=org.id).status
 
-    racers = [threading.Thread(target=ingest, args=("first", True)),
-              threading.Thread(target=ingest, args=("second", False))]
+    racers = [threading.Thread(target=ingest, args=("first", True), name="first"),
+              threading.Thread(target=ingest, args=("second", False), name="second")]
     racers[0].start()
     assert first_in.wait(10)
     racers[1].start()
     for racer in racers:
         racer.join(30)
-    assert sorted(outcomes.values()) == ["duplicate", "stored"]
+    assert outcomes == {"first": "stored", "second": "duplicate"}
+    assert looks == ([True] if sqlite else [False, True])
     assert stored_counts()[:2] == (1, 600)
     assert DailyRollup.select(fn.SUM(DailyRollup.messages)).scalar() == 600
 

@@ -170,6 +170,9 @@ WARNINGS = [
     ("a report in an unknown namespace is read with a warning",
      xb.report().replace("<feedback>", '<feedback xmlns="urn:example:dmarc">'), "unknown namespace",
      lambda m, r: (m.domain, r.count) == ("example.com", 1)),
+    ("a report dated 1970 is kept, with a warning that its reporter's clock is wrong",
+     xb.report(begin="0", end="86400"), "begins 1970-01-01, before DMARC existed",
+     lambda m, r: m.date_begin == 0),
     ("a source_ip that is not an address is kept",
      _with_record(source_ip="1.2.3"), "not an IP address", lambda m, r: r.source_ip == "1.2.3"),
 ]

@@ -33,6 +33,8 @@ ssl_key = <{key}
 auth_mechanisms = plain{mechanisms}
 mail_location = maildir:~/Maildir
 mail_max_userip_connections = 100
+# The imap processes' titles show the command each session runs (IDLE): tests wait on it.
+verbose_proctitle = yes
 {capabilities}
 namespace inbox {{
   inbox = yes
@@ -97,17 +99,32 @@ class Dovecot:
 
     def kill_sessions(self) -> int:
         """SIGKILL every logged-in imap process: each client's connection drops at once."""
-        killed = 0
+        titles = self._imap_titles()
+        for pid in titles:
+            os.kill(pid, signal.SIGKILL)
+        return len(titles)
+
+    def wait_for_idle(self, sessions: int = 1, timeout: float = 20) -> bool:
+        """Whether `sessions` imap processes are in IDLE (their titles say so) within timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if sum(b"IDLE" in title for title in self._imap_titles().values()) >= sessions:
+                return True
+            time.sleep(0.02)
+        return False
+
+    def _imap_titles(self) -> dict[int, bytes]:
+        titles = {}
         for pid in _children(self.process.pid):
             try:
                 with open(f"/proc/{pid}/cmdline", "rb") as stream:
-                    command = stream.read().split(b"\0")[0]
+                    title = stream.read()
             except OSError:
                 continue
+            command = title.split(b"\0")[0].split(b" ")[0]
             if command.endswith(b"dovecot/imap") or command == b"imap":
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-        return killed
+                titles[pid] = title
+        return titles
 
     def log(self) -> str:
         try:

@@ -180,12 +180,13 @@ def test_a_missing_folder_is_one_clear_line(rua, acme, box, imap_server, monkeyp
 def test_watch_picks_up_a_message_appended_while_idle_and_survives_a_dropped_connection(
         acme, box, imap_server, config):
     with watching(config, box.settings) as (out, err):
-        time.sleep(1.0)                     # connected and idle (an early append is read too)
+        assert imap_server.wait_for_idle(), (out.lines, err.lines)     # connected and idle
         box.append(report_mail("r-1"))
         # The batch's summary line comes after its messages are filed.
         assert out.wait_for("1 file: 1 report stored"), (out.lines, err.lines)
         assert imap_server.kill_sessions() >= 1
         assert err.wait_for("reconnected to 127.0.0.1:"), err.lines
+        assert imap_server.wait_for_idle(), (out.lines, err.lines)     # idle again
         box.append(report_mail("r-2"))
         assert out.wait_for("1 file: 1 report stored", count=2), (out.lines, err.lines)
     assert any("lost" in line and "reconnecting in 1 s" in line for line in err.lines)

@@ -44,6 +44,13 @@ def test_a_delivery_is_signed_and_carries_the_event(org, hook, receiver, clock, 
     assert row.delivered_at == clock.now and row.attempts == 1
 
 
+def test_with_rua_app_url_set_the_link_is_absolute_on_it(org, hook, receiver, clock, config):
+    raise_alert(org)
+    assert drain(config.replace(app_url="https://dmarc.example.net/"), clock).delivered == 1
+    link = receiver.accepted[0][1]["data"]["link"]
+    assert link == "https://dmarc.example.net/domains/example.com/dns"
+
+
 def test_a_forged_signature_is_refused_and_retried(org, hook, receiver, clock, config):
     hook.secret = webhook.new_secret()      # the receiver still holds the old one
     hook.save()

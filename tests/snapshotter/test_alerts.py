@@ -109,12 +109,19 @@ def test_reports_outside_the_window_say_so_and_no_reports_tops_the_action_items(
                        now=NOW)
     refresh(org)
     health = blob(org, "health", "example.com")
-    assert health["grade"] == "F" and health["total_messages"] == 0
-    assert health["verdict"].startswith("No reports for example.com in the last 30 days")
+    # Not scored as 0 for it: N/A, and the verdict names the last day its reports covered.
+    assert (health["grade"], health["overall_score"], health["total_messages"]) == ("N/A", 0, 0)
+    assert health["verdict"].startswith("No reports for example.com in the last 30 days (the "
+                                        f"last covers {TODAY - timedelta(days=45)})")
     assert health["action_items"][0]["type"] == "no_reports"
     assert "since " + str(TODAY - timedelta(days=45)) in health["action_items"][0]["title"]
     assert "empty_state" not in health
-    [card] = blob(org, "overview")["domain_cards"]
+    overview = blob(org, "overview")
+    [card] = overview["domain_cards"]
+    assert (card["grade"], card["score"]) == ("N/A", 0)
+    org_health = overview["org_health"]
+    assert (org_health["health_state"], org_health["grade"], org_health["total_domains"]) == (
+        "nodata", "N/A", 1)
     assert card["top_issue"].startswith("No DMARC reports for example.com")
     assert card["top_issue_severity"] == "medium" and card["action_count"] == 2
 
@@ -209,3 +216,11 @@ def test_an_acknowledged_event_leaves_the_items_and_the_refresh_settles_the_org(
     assert health["empty_state"]["healthy"] is False       # DNS never checked
     assert Organization.get_by_id(org.id).dirty_since is None
     assert events.acknowledge("01HZX3Q9V2K8M4N6P7R8S9T0VW") is None
+
+
+def test_docs_alerts_says_how_far_back_parse_warnings_look():
+    import pathlib
+
+    from snapshotter.alerts import WARNINGS_HORIZON_DAYS
+    page = pathlib.Path(__file__).resolve().parents[2] / "docs" / "alerts.md"
+    assert f"in the last {WARNINGS_HORIZON_DAYS} days are looked at" in page.read_text()

@@ -7,6 +7,7 @@ from dnscheck import jobs as dns_jobs
 from snapshotter import jobs
 from tests.dnscheck.conftest import _dns_server_session, dns_config, dns_server  # noqa: F401
 from tests.dnscheck.zones import REPORT_ADDRESS, serve
+from store.models import Event
 from tests.factories import make_domain
 from tests.snapshotter.reports import NOW, TODAY, report_on
 from tests.webapp.conftest import app, client, clock, key, org  # noqa: F401
@@ -35,6 +36,10 @@ def test_after_a_clean_check_dns_enters_the_score_and_only_optional_records_are_
     # No MTA-STS or BIMI record: what they would bring is low on the list, and nothing else.
     assert [(i["type"], i["severity"]) for i in body["action_items"]] == [
         ("dns_mta_sts", "low"), ("dns_bimi", "low")]
+    # Absent is "missing", the contract's error, whatever the kind; yet no event is pushed for
+    # a record that is optional, and the DNS score (dmarc, spf, dkim) is whole.
+    assert {body["dns"][k]["status"] for k in ("mta_sts", "bimi")} == {"error"}
+    assert not Event.select().where(Event.type == "dns_record_missing").exists()
     domains = get(client, "/domains", key).get_json()["domains"]
     assert (domains[0]["dmarc_state"], domains[0]["verified"]) == ("verified", True)
 

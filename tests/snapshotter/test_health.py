@@ -123,7 +123,7 @@ def test_before_the_first_report_grade_is_na_and_policy_comes_from_dns_when_know
     assert health_doc(ledger(days={}), "example.com", NOW)["compliance"]["policy"] == "none"
 
 
-def test_a_score_of_96_99_is_graded_a_and_shown_as_96():
+def test_a_score_of_96_99_is_graded_a_and_shown_rounded_half_up_as_97():
     days = {TODAY - timedelta(days=1): Tally(10000, 9699, 9699, 9699, reports=1)}
     doc = health_doc(ledger(days=days, policy=Policy("reject", 97)), "example.com", NOW)
-    assert (doc["overall_score"], doc["grade"]) == (96, "A")
+    assert (doc["overall_score"], doc["grade"]) == (97, "A")

@@ -81,6 +81,9 @@ def test_first_run_back_fills_history_for_days_with_reports(database):
     points = blob(org, "history")
     assert [p["snapshot_date"] for p in points] == [d.isoformat() for d in days]
     jobs.refresh_org(org.id, NOW + timedelta(days=1))
+    # The next day has no reports yet: no row for it, until it is complete.
+    assert ScoreHistory.select().where(ScoreHistory.org == org).count() == len(days)
+    jobs.refresh_org(org.id, NOW + timedelta(days=2))
     assert ScoreHistory.select().where(ScoreHistory.org == org).count() == len(days) + 1
 
 

@@ -33,7 +33,7 @@ def test_cards_come_worst_score_first_and_domains_without_reports_last():
                    domain("quiet.example"),
                    domain("bad.example", Tally(10, 2, 2, 2), Policy("none")))
     assert [c["domain"] for c in doc["domain_cards"]] == ["bad.example", "good.example", "quiet.example"]
-    assert doc["org_health"]["total_domains"] == 2
+    assert doc["org_health"]["total_domains"] == 3      # as many as the cards
     assert doc["org_health"]["domains_needing_attention"] == 1
     assert "bad.example" in doc["org_health"]["verdict"]
 

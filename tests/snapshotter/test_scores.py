@@ -72,10 +72,11 @@ def test_reports_older_than_the_30_day_window_do_not_count_in_the_score():
     assert doc["compliance_rate"] == 100.0
 
 
-def test_domain_with_reports_only_before_the_window_scores_its_policy_alone():
+def test_domain_with_reports_only_before_the_window_is_not_scored():
     f = facts(**{"a.example": domain("a.example", {day(45): Tally(50, 50, 50, 50)})})
     doc = compliance_doc(Ledger(f), "a.example")
-    assert doc["overall_score"] == 20.0 and doc["total_messages"] == 0 and doc["grade"] == "F"
+    assert doc["overall_score"] == 0.0 and doc["total_messages"] == 0 and doc["grade"] == "N/A"
+    assert Ledger(f).domain("a.example").last_report == day(45)
 
 
 def test_an_organization_without_reports_has_grade_na_and_zero_figures():
@@ -95,3 +96,14 @@ def test_policy_strength_averages_only_the_domains_with_reports_in_the_window():
                  "quiet.example": domain("quiet.example", {day(45): Tally(5, 0, 0, 0)},
                                          Policy("none"))})
     assert compliance_doc(Ledger(f))["policy_strength"] == 100.0
+
+
+def test_a_domain_gone_quiet_counts_nowhere_in_the_organizations_score():
+    quiet = domain("quiet.example", {day(45): Tally(50, 0, 0, 0)}, Policy("none"))
+    active = domain("a.example", {day(1): Tally(10, 10, 10, 10)})
+    both = Ledger(facts(**{"a.example": active, "quiet.example": quiet}))
+    alone = Ledger(facts(**{"a.example": active}))
+    assert both.org().score == alone.org().score == 100.0
+    # Only old reports everywhere: no score, the last day they covered kept for the verdict.
+    old = Ledger(facts(**{"quiet.example": quiet})).org()
+    assert (old.score, old.grade, old.last_report) == (None, "N/A", day(45))

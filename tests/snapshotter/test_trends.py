@@ -7,7 +7,7 @@ import pytest
 from snapshotter import series
 from snapshotter.history import history_point
 from snapshotter.model import Tally
-from snapshotter.trends import merge_days, sparkline, trend_points
+from snapshotter.trends import last_day, merge_days, sparkline, trend_points
 from store.encoding import dumps
 
 END = date(2026, 3, 31)
@@ -57,3 +57,28 @@ def test_history_slice_keeps_points_on_or_after_the_first_day():
     kept = orjson.loads(series.since(body, "2026-03-15"))
     assert [p["snapshot_date"] for p in kept] == ["2026-03-15", "2026-03-30"]
     assert orjson.loads(series.since(body, "2026-04-01")) == []
+
+
+def test_a_series_ends_yesterday_until_today_holds_reported_messages():
+    yesterday = END - timedelta(days=1)
+    days = {yesterday: Tally(10, 10, reports=1)}
+    assert last_day(END, days) == yesterday and last_day(END) == yesterday
+    assert last_day(END, {END: Tally(0, 0, reports=1)}, days) == yesterday
+    assert last_day(END, days, {END: Tally(3, 3, reports=1)}) == END
+
+
+def test_the_stored_trends_and_sparkline_have_no_zero_point_for_today(database):
+    from snapshotter import jobs
+    from store import snapshots
+    from tests.factories import make_org
+    from tests.snapshotter.reports import NOW, TODAY, report_on
+    org = make_org()
+    report_on(org, "example.com", TODAY - timedelta(days=1), [{"count": 5}])
+    jobs.refresh_org(org.id, NOW)
+    for body in (snapshots.get(org.id, "trends", "").body,
+                 snapshots.get(org.id, "trends", "example.com").body):
+        assert orjson.loads(body)[-1] == {
+            "date": str(TODAY - timedelta(days=1)), "total_messages": 5, "compliant_messages": 5,
+            "failed_messages": 0, "reports": 1, "compliance_rate": 100.0}
+    health = orjson.loads(snapshots.get(org.id, "health", "example.com").body)
+    assert health["trend_sparkline"][-1]["date"] == str(TODAY - timedelta(days=1))

@@ -69,7 +69,8 @@ def test_a_new_database_starts_at_version_zero(empty_database):
 
 
 def test_migrate_creates_every_table_and_records_the_version(empty_database):
-    assert migrate(empty_database) == [(v, text) for v, text, _ in migrations.MIGRATIONS]
+    assert migrate(empty_database) == [(v, migrations.described(v, text))
+                                       for v, text, _ in migrations.MIGRATIONS]
     tables = set(empty_database.get_tables()) | set(meter.get_tables())
     assert {m._meta.table_name for m in MODELS + [SchemaVersion]} <= tables
     assert current_version(empty_database) == latest_version()
@@ -155,7 +156,8 @@ def test_from_version_4_sqlite_adds_a_key_rows_change_to_its_organizations_row(e
     org = make_org()
     Usage.create(org=org.id, key_id="", hour=3600, allowed=5, rejected=1)   # as version 3 wrote
     Usage.create(org=org.id, key_id="key", hour=3600, allowed=5, rejected=1)
-    assert migrate(empty_database)[0] == (4, "organization request totals kept by triggers on SQLite")
+    assert migrate(empty_database)[0] == (4, migrations.described(
+        4, "organization request totals kept by triggers on SQLite"))
     Usage.update(allowed=Usage.allowed + 2, heavy=Usage.heavy + 1).where(Usage.key_id == "key").execute()
     Usage.create(org=org.id, key_id="other", hour=3600, rejected=3)
     Usage.update(ring=7).where(Usage.key_id == "other").execute()          # counts nothing

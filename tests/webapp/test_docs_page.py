@@ -53,3 +53,15 @@ def test_docs_description_and_catalog_are_served_when_the_store_is_down(url, tmp
     # An API call still reports the store, so the check above is not a store that is up.
     answer = client.get(f"{BASE}/enums", headers={"Authorization": "Bearer rua_" + "0" * 40})
     assert (answer.status_code, answer.get_json()["code"]) == (503, "storage_unavailable")
+
+
+def test_every_head_operation_sits_in_its_gets_group_not_a_default_one():
+    """Swagger UI groups operations by their first tag; an untagged one lands in "default"."""
+    import json
+    import pathlib
+    document = json.loads((pathlib.Path(__file__).resolve().parents[2] / "webapp" /
+                           "openapi.json").read_text())
+    heads = {path: item["head"] for path, item in document["paths"].items() if "head" in item}
+    assert heads
+    for path, head in heads.items():
+        assert head.get("tags") and head["tags"] == document["paths"][path]["get"]["tags"], path

@@ -131,3 +131,9 @@ def test_the_date_range_spans_the_first_and_last_report_days(client, org, key):
     make_report(org, date_begin=epoch("2024-03-01T00:00:00"), date_end=epoch("2024-03-02T00:00:00"))
     make_report(make_org(), date_begin=epoch("2020-01-01T00:00:00"), date_end=epoch("2030-01-01T00:00:00"))
     assert get(client, "/reports/date-range", key).get_json() == {"earliest": "2024-01-05", "latest": "2024-03-01"}
+
+
+def test_a_report_dated_before_dmarc_existed_does_not_start_the_date_range(client, org, key):
+    make_report(org, date_begin=0, date_end=86400)
+    make_report(org, date_begin=epoch("2024-03-01T00:00:00"), date_end=epoch("2024-03-02T00:00:00"))
+    assert get(client, "/reports/date-range", key).get_json() == {"earliest": "2024-03-01", "latest": "2024-03-01"}

@@ -207,6 +207,18 @@ def test_format_csv_downloads_the_page_with_the_decided_columns(client, org, key
     assert len(rows) == 2 and report.id not in resp.get_data(as_text=True)
 
 
+def test_a_download_of_one_page_links_the_next_and_says_how_many_match(client, org, key):
+    for _ in range(3):
+        make_report(org)
+    first = get(client, "/reports?format=csv&limit=2&domain=example.com", key)
+    assert first.headers["X-Total-Count"] == "3"
+    assert first.headers["Link"] == ('<http://localhost/api/v1/reports?format=csv&limit=2'
+                                     '&domain=example.com&offset=2>; rel="next"')
+    last = get(client, "/reports?format=json&limit=2&offset=2", key)
+    assert last.headers["X-Total-Count"] == "3" and "Link" not in last.headers
+    assert len(last.get_json()) == 1
+
+
 def test_format_json_downloads_the_page_of_summaries(client, org, key):
     make_report(org)
     listed = get(client, "/reports", key).get_json()["reports"]

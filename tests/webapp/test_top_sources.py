@@ -76,6 +76,14 @@ def test_format_csv_carries_ip_count_pass_and_fail_with_formulas_neutralized(cli
         ["198.51.100.9", "5", "5", "0"], ["'=1+2", "1", "0", "1"]]
 
 
+def test_a_csv_page_of_top_sources_links_the_next(client, key, reports):
+    resp = get(client, "/top-sources?format=csv&limit=3", key)
+    assert resp.headers["X-Total-Count"] == "4"
+    assert resp.headers["Link"] == ('<http://localhost/api/v1/top-sources?format=csv&limit=3'
+                                    '&offset=3>; rel="next"')
+    assert "Link" not in get(client, "/top-sources?format=csv", key).headers
+
+
 def test_top_sources_need_analytics_read(client, org):
     _, plaintext = make_key(org, role="billing")
     assert_error(get(client, "/top-sources", plaintext), 403, "insufficient_permission",

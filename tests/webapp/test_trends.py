@@ -17,11 +17,12 @@ def trended(org, clock):
     return org
 
 
-def test_trends_default_to_30_days_ending_today_with_zero_filled_days(client, trended, key):
+def test_trends_default_to_30_days_ending_yesterday_with_zero_filled_days(client, trended, key):
     body = get(client, "/trends", key).get_json()
     assert body["days"] == 30 and len(body["points"]) == 30
-    assert body["points"][-1]["date"] == TODAY.isoformat()
-    assert body["points"][-3] == {"date": (TODAY - timedelta(days=2)).isoformat(), "total_messages": 10,
+    # Today holds no reported messages yet: no zero point for it (decisions.md).
+    assert body["points"][-1]["date"] == (TODAY - timedelta(days=1)).isoformat()
+    assert body["points"][-2] == {"date": (TODAY - timedelta(days=2)).isoformat(), "total_messages": 10,
                                   "compliant_messages": 9, "failed_messages": 1, "reports": 2,
                                   "compliance_rate": 90.0}
     assert body["points"][0]["total_messages"] == 0 and body["points"][0]["compliance_rate"] == 0.0
@@ -35,14 +36,14 @@ def test_days_between_1_and_365_apply_and_others_fall_back_to_30(client, trended
 
 
 def test_trends_for_one_domain_count_only_its_reports(client, trended, key):
-    point = get(client, "/trends?domain=example.org&days=3", key).get_json()["points"][0]
+    point = get(client, "/trends?domain=example.org&days=2", key).get_json()["points"][0]
     assert (point["total_messages"], point["reports"]) == (5, 1)
 
 
 def test_a_valid_domain_without_data_has_zero_points(client, trended, key):
     body = get(client, "/trends?domain=other.example&days=5", key).get_json()
     assert [p["total_messages"] for p in body["points"]] == [0] * 5
-    assert body["points"][-1]["date"] == TODAY.isoformat()
+    assert body["points"][-1]["date"] == (TODAY - timedelta(days=1)).isoformat()
 
 
 def test_an_invalid_domain_is_400(client, trended, key):

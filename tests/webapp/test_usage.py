@@ -57,18 +57,18 @@ def test_points_sum_hours_into_their_day_and_zero_fill_the_rest():
 def test_verdict_states_follow_the_contract(plan, ever, used, refused, state):
     remaining = plan.hourly - used if plan.capped else -1
     result = page.verdict(plan, ever=ever, used=used, remaining=remaining, reset=HOUR + 3600,
-                          refused=refused, days=30)
+                          refused=refused, days=30, quota_spent=used >= 1000)
     assert result["state"] == state
     assert result["summary"].endswith(".")
 
 
 def test_summaries_say_what_to_do_and_when_it_resets():
     capped = page.verdict(FREE, ever=True, used=1000, remaining=0, reset=HOUR + 3600,
-                          refused=12, days=1)["summary"]
+                          refused=12, days=1, quota_spent=True)["summary"]
     assert capped.startswith("12 requests were refused in the last day")
     assert "0 of 1,000 requests are left this hour (resets at 13:00 UTC)" in capped
     near = page.verdict(FREE, ever=True, used=950, remaining=50, reset=HOUR + 3600,
-                        refused=0, days=1)["summary"]
+                        refused=0, days=1, quota_spent=False)["summary"]
     assert near.startswith("Only 50 of 1,000 requests are left this hour")
 
 
@@ -105,6 +105,19 @@ def test_a_refusal_in_the_window_makes_the_verdict_capped(client, free):
     body = usage_of(client, plaintext, "?days=1")
     assert body["verdict"]["state"] == "capped"
     assert (body["keys"][0]["allowed"], body["keys"][0]["rejected"]) == (1001, 4)
+
+
+def test_refusals_by_the_burst_limit_advise_spacing_requests_not_a_larger_plan(client, free):
+    row, plaintext = free
+    make_usage(row.org, hour=HOUR, allowed=66, rejected=5)      # 429 rate_limited, quota unspent
+    body = usage_of(client, plaintext, "?days=1")
+    summary = body["verdict"]["summary"]
+    assert body["verdict"]["state"] == "capped"
+    assert "the hourly quota was never spent" in summary and "larger plan does not" in summary
+    assert "move to a larger plan" not in summary
+    make_usage(row.org, hour=HOUR - 3600, allowed=1000, rejected=2)      # this one was spent
+    summary = usage_of(client, plaintext, "?days=1")["verdict"]["summary"]
+    assert "because the hourly quota was spent" in summary and "move to a larger plan" in summary
 
 
 def test_refusals_older_than_the_window_do_not_count(client, free):
@@ -167,5 +180,5 @@ def test_the_usage_endpoint_needs_integration_read(client, free):
 @pytest.mark.parametrize("refused, words", [(1, "1 request was refused"), (3, "3 requests were refused")])
 def test_the_capped_sentence_counts_in_plain_english(refused, words):
     summary = page.verdict(PLANS["free"], ever=True, used=10, remaining=990, reset=3600,
-                           refused=refused, days=1)["summary"]
+                           refused=refused, days=1, quota_spent=False)["summary"]
     assert summary.startswith(words)

@@ -1,0 +1,1 @@
+"""The interactive API reference page (index.html, init.js): data read by webapp.docs."""
