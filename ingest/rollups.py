@@ -15,7 +15,7 @@ _HELD = {"quarantine": 0, "reject": 1}
 _SUMS = ("messages", "compliant", "spf_aligned_pass", "dkim_aligned_pass", "forwarded")
 
 
-class Tally:
+class ReportTally:
     """Message counts of one report by source IP (its canonical text, so each address is one
     row whatever its spelling), in the DailyRollup columns, and [quarantined, rejected]."""
 
@@ -46,7 +46,7 @@ class Tally:
             sums[4] += count
 
 
-def save_daily(org_id: str, domain: str, day, tally: Tally):
+def save_daily(org_id: str, domain: str, day, tally: ReportTally):
     """Add the report's per-IP sums to DailyRollup, one row more in `reports` for each IP."""
     sums = [getattr(DailyRollup, name) for name in (*_SUMS, "reports")]
     key = [DailyRollup.org, DailyRollup.domain, DailyRollup.day, DailyRollup.source_ip]
