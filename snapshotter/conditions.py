@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from rules.rates import rate
-from snapshotter.model import PublishedPolicy, SpanTally
+from rules.snapshot_facts import PublishedPolicy, SpanTally
 from snapshotter.verdicts import percent
 from store.alert_types import Condition, Outcome
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from rules.rates import rate
-from snapshotter.model import Item
+from rules.snapshot_facts import Item
 
 KINDS = ("dmarc", "spf", "dkim", "mta_sts", "tls_rpt", "bimi", "dane")
 STATUSES = ("ok", "warning", "error", "unknown")

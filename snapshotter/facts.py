@@ -5,9 +5,9 @@ from datetime import date, timedelta
 
 from peewee import fn
 
+from rules.snapshot_facts import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
+                                  OrgFacts, PublishedPolicy, Sender, SpanTally, TlsTally)
 from snapshotter import day_totals, dns
-from snapshotter.model import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
-                               OrgFacts, PublishedPolicy, Sender, SpanTally, TlsTally)
 from store import db, snapshots
 from store.clock import stored_date
 from store.models import DailyRollup, Domain, DomainDay, Event, Source, TlsDay

@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from rules.rates import rate
-from snapshotter.model import TREND_DAYS, ZERO, SpanTally
+from rules.snapshot_facts import TREND_DAYS, ZERO, SpanTally
 
 
 def merge_days(series: list[dict[date, SpanTally]]) -> dict[date, SpanTally]:

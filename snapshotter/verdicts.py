@@ -1,8 +1,8 @@
 """Verdict sentences: what the figures mean and what to do next, written for people."""
 from __future__ import annotations
 
-from snapshotter.model import WINDOW_DAYS, PublishedPolicy
-from snapshotter.scores import Scored
+from rules.scores import Scored
+from rules.snapshot_facts import WINDOW_DAYS, PublishedPolicy
 
 ALIGNED_ENOUGH = 90.0
 

@@ -5,8 +5,8 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
+from rules.snapshot_facts import PublishedPolicy, SpanTally
 from snapshotter import conditions as c
-from snapshotter.model import PublishedPolicy, SpanTally
 from store.alert_types import SEVERITY
 
 TODAY = date(2026, 3, 31)

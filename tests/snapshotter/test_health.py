@@ -3,10 +3,10 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
+from rules.scores import Ledger
+from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, Sender, SpanTally
 from snapshotter import dns
 from snapshotter.health import health_doc, health_score
-from snapshotter.model import DomainFacts, Item, OrgFacts, PublishedPolicy, Sender, SpanTally
-from snapshotter.scores import Ledger
 
 TODAY = date(2026, 3, 31)
 NOW = datetime(2026, 3, 31, 12, 0, 0)

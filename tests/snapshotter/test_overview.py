@@ -1,9 +1,9 @@
 """The overview from plain facts: org_health, cards worst first, action item counts, verdicts."""
 from datetime import date
 
-from snapshotter.model import DomainFacts, Item, OrgFacts, PublishedPolicy, SpanTally
+from rules.scores import Ledger
+from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, SpanTally
 from snapshotter.overview import overview_doc
-from snapshotter.scores import Ledger
 from snapshotter.verdicts import domain_verdict, org_verdict
 
 TODAY = date(2026, 3, 31)

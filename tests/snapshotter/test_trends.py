@@ -4,9 +4,9 @@ from datetime import date, timedelta
 import orjson
 import pytest
 
+from rules.snapshot_facts import SpanTally
 from snapshotter import series
 from snapshotter.history import history_point
-from snapshotter.model import SpanTally
 from snapshotter.trends import last_day, merge_days, sparkline, trend_points
 from store.encoding import dumps
 

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import accumulate
 
+from rules.grades import grade, policy_name, policy_strength
 from rules.rates import rate
-from snapshotter.grades import grade, policy_name, policy_strength
-from snapshotter.model import WINDOW_DAYS, ZERO, DomainFacts, OrgFacts, PublishedPolicy, SpanTally
+from rules.snapshot_facts import (WINDOW_DAYS, ZERO, DomainFacts, OrgFacts, PublishedPolicy,
+                                  SpanTally)
 
 
 @dataclass(frozen=True)

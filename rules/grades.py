@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from snapshotter.model import PublishedPolicy
+from rules.snapshot_facts import PublishedPolicy
 
 GRADE_BANDS = ((97, "A+"), (93, "A"), (90, "A-"), (87, "B+"), (83, "B"), (80, "B-"),
                (77, "C+"), (73, "C"), (70, "C-"), (60, "D"))

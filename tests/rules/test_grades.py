@@ -1,9 +1,9 @@
 """Grade bands, health states, policy strength and rate rounding: every edge of the rules."""
 import pytest
 
+from rules.grades import grade, health_state, policy_name, policy_strength, whole
 from rules.rates import rate
-from snapshotter.grades import grade, health_state, policy_name, policy_strength, whole
-from snapshotter.model import PublishedPolicy
+from rules.snapshot_facts import PublishedPolicy
 
 
 @pytest.mark.parametrize("score, expected", [

@@ -3,9 +3,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from snapshotter.model import DomainFacts, OrgFacts, PublishedPolicy, SpanTally
-from snapshotter.scores import (Cumulative, Ledger, compliance_doc, compliance_score,
-                                policy_as_of, unknown_domain_compliance)
+from rules.scores import (Cumulative, Ledger, compliance_doc, compliance_score,
+                          policy_as_of, unknown_domain_compliance)
+from rules.snapshot_facts import DomainFacts, OrgFacts, PublishedPolicy, SpanTally
 
 TODAY = date(2026, 3, 31)
 

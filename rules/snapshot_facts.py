@@ -1,4 +1,4 @@
-"""Plain values the pure snapshot functions take: counts per day, policies, senders, items."""
+"""Plain values the snapshots are computed from: counts per day, policies, senders, items."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,13 +22,13 @@ class SpanTally:
 
     def __add__(self, other: "SpanTally") -> "SpanTally":
         return SpanTally(self.messages + other.messages, self.compliant + other.compliant,
-                     self.spf + other.spf, self.dkim + other.dkim,
-                     self.forwarded + other.forwarded, self.reports + other.reports)
+                         self.spf + other.spf, self.dkim + other.dkim,
+                         self.forwarded + other.forwarded, self.reports + other.reports)
 
     def __sub__(self, other: "SpanTally") -> "SpanTally":
         return SpanTally(self.messages - other.messages, self.compliant - other.compliant,
-                     self.spf - other.spf, self.dkim - other.dkim,
-                     self.forwarded - other.forwarded, self.reports - other.reports)
+                         self.spf - other.spf, self.dkim - other.dkim,
+                         self.forwarded - other.forwarded, self.reports - other.reports)
 
 
 ZERO = SpanTally()
