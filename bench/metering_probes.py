@@ -39,8 +39,8 @@ def _app_with(admit):
 
 
 def _allowed():
-    from store.usage import Tally
-    return Tally("allowed", 1, 0)
+    from store.usage import MeterReading
+    return MeterReading("allowed", 1, 0)
 
 
 def constant_app():

@@ -47,7 +47,7 @@ class Row:
 
 
 @dataclass(frozen=True)
-class Policy:
+class DmarcRecord:
     """The DMARC record a domain publishes (RFC 9990 reporters show `testing` instead of pct)."""
     p: str
     sp: str = ""
@@ -71,7 +71,7 @@ class Meta:
     begin: int
     end: int
     domain: str
-    policy: Policy
+    policy: DmarcRecord
     extra_contact_info: str = ""
     generator: str = ""
     discovery_method: str = "psl"

@@ -15,7 +15,7 @@ import zipfile
 from dataclasses import dataclass
 
 from demo import senders as s
-from demo.report_xml import (FOOTER, RFC7489, RFC9990, Meta, Policy, Style, document, head,
+from demo.report_xml import (FOOTER, RFC7489, RFC9990, DmarcRecord, Meta, Style, document, head,
                              record)
 
 OFFICE = (1.0, 1.05, 1.0, 1.02, 0.9, 0.25, 0.2)           # Monday first
@@ -27,22 +27,22 @@ class Site:
     """A monitored domain: its daily volume, weekly rhythm, policy and who sends as it."""
     volume: int
     rhythm: tuple
-    policy: Policy
+    policy: DmarcRecord
     mix: tuple                                  # ((Stream, share of volume), ...)
-    later_policy: Policy | None = None        # published from two thirds of the period on
+    later_policy: DmarcRecord | None = None        # published from two thirds of the period on
 
 
 DOMAINS = {
-    "example.com": Site(1800, OFFICE, Policy("reject", sp="quarantine", np="reject", fo="1"), (
+    "example.com": Site(1800, OFFICE, DmarcRecord("reject", sp="quarantine", np="reject", fo="1"), (
         (s.GOOGLE_WORKSPACE, .80), (s.SENDGRID, .08), (s.GOOGLE_GROUPS, .03),
         (s.MAILMAN_LIST, .01), (s.OUTLOOK_FORWARDING, .01), (s.ZENDESK, .03), (s.SPOOFER, .04))),
-    "example.net": Site(700, OFFICE, Policy("quarantine", pct=25), (
+    "example.net": Site(700, OFFICE, DmarcRecord("quarantine", pct=25), (
         (s.MICROSOFT_365, .82), (s.AMAZON_SES, .06), (s.OUTLOOK_FORWARDING, .02),
-        (s.MAILMAN_LIST_365, .02), (s.SPOOFER, .08)), Policy("quarantine", pct=100)),
-    "example.org": Site(350, OFFICE, Policy("none", fo="1"), (
+        (s.MAILMAN_LIST_365, .02), (s.SPOOFER, .08)), DmarcRecord("quarantine", pct=100)),
+    "example.org": Site(350, OFFICE, DmarcRecord("none", fo="1"), (
         (s.GOOGLE_WORKSPACE, .55), (s.SENDGRID_UNAUTHENTICATED, .15), (s.AMAZON_SES, .05),
         (s.MAILMAN_LIST, .12), (s.GOOGLE_GROUPS, .05), (s.SPOOFER, .08))),
-    "news.example.com": Site(4000, NEWSLETTER, Policy("quarantine", adkim="s"), (
+    "news.example.com": Site(4000, NEWSLETTER, DmarcRecord("quarantine", adkim="s"), (
         (s.MAILCHIMP, .55), (s.SENDGRID, .40), (s.SPOOFER, .05))),
 }
 
@@ -158,7 +158,7 @@ def _split(rng: random.Random, expected: float, slots: int) -> list[int]:
     return counts
 
 
-def _rows(rng, site: Site, policy: Policy, domain: str, reporter: Reporter, scale: float):
+def _rows(rng, site: Site, policy: DmarcRecord, domain: str, reporter: Reporter, scale: float):
     """The records one reporter writes for one domain on one day."""
     rows = []
     for stream, share in site.mix:
@@ -178,7 +178,7 @@ def _rows(rng, site: Site, policy: Policy, domain: str, reporter: Reporter, scal
     return rows
 
 
-def _meta(reporter: Reporter, rng, domain: str, policy: Policy, day: dt.date) -> Meta:
+def _meta(reporter: Reporter, rng, domain: str, policy: DmarcRecord, day: dt.date) -> Meta:
     begin, end = _window(reporter, day)
     return Meta(org_name=reporter.org_name, email=reporter.email,
                 report_id=_report_id(reporter, rng, domain, end), begin=begin, end=end,

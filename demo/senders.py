@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from demo.report_xml import Policy, Row
+from demo.report_xml import DmarcRecord, Row
 from rules.alignment import aligned
 
 ALIGNED, FORWARDED, UNALIGNED, SPOOFED = "aligned", "forwarded", "unaligned", "spoofed"
@@ -110,7 +110,7 @@ def _fill(template: str, domain: str) -> str:
     return template.format(d=domain, label=domain.replace(".", ""))
 
 
-def evaluate(stream: Stream, rng, domain: str, policy: Policy, ip: str, count: int,
+def evaluate(stream: Stream, rng, domain: str, policy: DmarcRecord, ip: str, count: int,
              forward_reason: tuple | None) -> Row:
     """The record a receiver writes for `count` messages of `stream` from `ip`."""
     if stream.kind == SPOOFED:

@@ -19,7 +19,7 @@ _MX_PATTERN = re.compile(rf"(\*\.)?({_LABEL}\.)*{_LABEL}\.?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
-class Policy:
+class MtaStsPolicy:
     mode: str
     max_age: int
     mx: tuple[str, ...]
@@ -35,7 +35,7 @@ def record_id(record: str) -> str:
     return tags["id"]
 
 
-def parse_policy(body: bytes) -> Policy:
+def parse_policy(body: bytes) -> MtaStsPolicy:
     """The policy file's fields (RFC 8461 3.2); ValueError names the first rule it breaks."""
     try:
         text = body.decode("utf-8")
@@ -60,7 +60,7 @@ def parse_policy(body: bytes) -> Policy:
     return _checked(single, tuple(mx))
 
 
-def _checked(fields: dict[str, str], mx: tuple[str, ...]) -> Policy:
+def _checked(fields: dict[str, str], mx: tuple[str, ...]) -> MtaStsPolicy:
     if fields.get("version") != "STSv1":
         raise ValueError("its version line is not 'version: STSv1'")
     mode = fields.get("mode")
@@ -76,7 +76,7 @@ def _checked(fields: dict[str, str], mx: tuple[str, ...]) -> Policy:
         raise ValueError(f"mx {bad[0] or '(empty)'} is not a host name or a *. wildcard")
     if mode != "none" and not mx:
         raise ValueError("it lists no mx: host")
-    return Policy(mode=mode, max_age=int(age), mx=mx)
+    return MtaStsPolicy(mode=mode, max_age=int(age), mx=mx)
 
 
 def covers(pattern: str, host: str) -> bool:
@@ -88,7 +88,7 @@ def covers(pattern: str, host: str) -> bool:
     return host == pattern
 
 
-def uncovered(policy: Policy, hosts: tuple[str, ...]) -> list[str]:
+def uncovered(policy: MtaStsPolicy, hosts: tuple[str, ...]) -> list[str]:
     return [h for h in hosts if not any(covers(p, h) for p in policy.mx)]
 
 
@@ -143,7 +143,7 @@ def _fetch_problem(fetched: Fetched) -> str:
     return ""
 
 
-def _cover_verdict(domain, policy: Policy, mx: Answer | None, cta, facts) -> Verdict:
+def _cover_verdict(domain, policy: MtaStsPolicy, mx: Answer | None, cta, facts) -> Verdict:
     if policy.mode == "none":
         return Verdict(WARNING, "The MTA-STS policy has mode none, which tells senders to forget "
                                 "it: set mode: enforce (or testing) to protect delivery.",

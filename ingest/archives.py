@@ -1,4 +1,5 @@
-"""Bytes within a size cap (Blob) and the two compressed containers, gzip and zip, read as streams."""
+"""Bytes within a size cap (SpooledBytes) and the two compressed containers, gzip and zip,
+read as streams."""
 from __future__ import annotations
 
 import io
@@ -57,7 +58,7 @@ class Unreadable(ValueError):
     """A container whose bytes are broken (truncated, corrupt); the message says how."""
 
 
-class Blob:
+class SpooledBytes:
     """Bytes already read within the cap: in memory when small, else a temporary file."""
 
     def __init__(self, data: bytes | None = None, path: str | None = None, *, owned: bool = False):
@@ -68,7 +69,7 @@ class Blob:
             weakref.finalize(self, _unlink, path)
 
     @classmethod
-    def of_file(cls, path: str) -> "Blob":
+    def of_file(cls, path: str) -> "SpooledBytes":
         return cls(path=path)
 
     def open(self) -> BinaryIO:
@@ -97,8 +98,8 @@ def _unlink(path: str) -> None:
         pass
 
 
-def spool(chunks: Iterable[bytes], max_bytes: int, budget: Budget | None = None) -> Blob:
-    """Collect chunks into a Blob, raising TooLarge as soon as they pass max_bytes (or the
+def spool(chunks: Iterable[bytes], max_bytes: int, budget: Budget | None = None) -> SpooledBytes:
+    """Collect chunks into a SpooledBytes, raising TooLarge as soon as they pass max_bytes (or the
     budget they are charged to)."""
     parts: list[bytes] = []
     size = 0
@@ -124,9 +125,9 @@ def spool(chunks: Iterable[bytes], max_bytes: int, budget: Budget | None = None)
             _unlink(spill.name)
         raise
     if spill is None:
-        return Blob(b"".join(parts))
+        return SpooledBytes(b"".join(parts))
     spill.close()
-    return Blob(path=spill.name, owned=True)
+    return SpooledBytes(path=spill.name, owned=True)
 
 
 def read_stream(stream: BinaryIO) -> Iterator[bytes]:
@@ -137,7 +138,7 @@ def read_stream(stream: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
-def gunzip(blob: Blob) -> Iterator[bytes]:
+def gunzip(blob: SpooledBytes) -> Iterator[bytes]:
     """Decompressed chunks of gzip data; members in sequence, stray bytes after the end ignored."""
     decoder = _gzip_decoder()
     with blob.open() as stream:
@@ -174,7 +175,8 @@ def _zlib_reason(exc: zlib.error) -> str:
     return text.split(": ", 1)[-1] if ": " in text else text
 
 
-def zip_members(blob: Blob, budget: Budget | None = None) -> Iterator[tuple[str, Iterator[bytes]]]:
+def zip_members(blob: SpooledBytes,
+                budget: Budget | None = None) -> Iterator[tuple[str, Iterator[bytes]]]:
     """(name, chunks) for each file in a zip; directories and macOS resource forks are skipped.
     Each member is charged to budget (its declared size first) when its chunks are read."""
     stream = blob.open()

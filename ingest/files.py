@@ -12,7 +12,7 @@ import re
 import sys
 from typing import Iterator
 
-from ingest.archives import (Blob, Budget, BudgetSpent, TooLarge, Unreadable, gunzip,
+from ingest.archives import (Budget, BudgetSpent, SpooledBytes, TooLarge, Unreadable, gunzip,
                              read_stream, spool, zip_members)
 from ingest.failure_reports import is_failure_report
 from ingest.mail import (MAX_PARTS, MessageRefused, declares_report, declares_tls_report,
@@ -43,7 +43,7 @@ def iter_message(origin: str, data: bytes, *, max_bytes: int, max_depth: int,
     """Every XML document in one message already read from a mailbox (whose size the caller
     checked against max_bytes before reading it), named by origin; one budget as for a file."""
     yield from _Walker(max_bytes, max_depth, (max_input_bytes, max_members)).expand(
-        origin, Blob(data), 0)
+        origin, SpooledBytes(data), 0)
 
 
 def sniff(head: bytes) -> str | None:
@@ -93,7 +93,7 @@ class _Walker:
             yield Refused(path, f"{path}: {size} bytes, larger than the {self.max_bytes}-byte limit")
             return
         self.budget = Budget(*self.limits)      # each input file has a budget of its own
-        yield from self.expand(path, Blob.of_file(path), 0)
+        yield from self.expand(path, SpooledBytes.of_file(path), 0)
 
     def directory(self, path: str) -> Iterator[Document | Refused]:
         if _is_maildir(path):
@@ -120,7 +120,7 @@ class _Walker:
             elif not name.startswith(".") and os.path.isfile(full):
                 yield from self.path(full)
 
-    def expand(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
+    def expand(self, origin: str, blob: SpooledBytes, depth: int) -> Iterator[Document | Refused]:
         """The documents inside one blob, opening containers down to max_depth levels."""
         if self.budget.spent:       # refused once already, where it ran out
             return
@@ -145,14 +145,15 @@ class _Walker:
             text = " ".join(str(exc).split())[:200]
             yield Refused(origin, f"{origin}: cannot read this {kind} ({type(exc).__name__}: {text})")
 
-    def _json(self, origin: str, blob: Blob, notes: tuple = ()) -> Iterator[Document | Refused]:
+    def _json(self, origin: str, blob: SpooledBytes,
+              notes: tuple = ()) -> Iterator[Document | Refused]:
         if looks_like_tls_report(blob.head(65536)):
             yield Document(origin, blob.open, kind="tlsrpt", notes=notes)
         else:
             yield Refused(origin, f"{origin}: not a report: JSON, but not an SMTP TLS report "
                                   f"(RFC 8460)")
 
-    def _gzip(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
+    def _gzip(self, origin: str, blob: SpooledBytes, depth: int) -> Iterator[Document | Refused]:
         try:
             self.budget.open()
             inner = spool(gunzip(blob), self.max_bytes, self.budget)
@@ -161,7 +162,7 @@ class _Walker:
             return
         yield from self.expand(origin, inner, depth)
 
-    def _zip(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
+    def _zip(self, origin: str, blob: SpooledBytes, depth: int) -> Iterator[Document | Refused]:
         try:
             for name, chunks in zip_members(blob, self.budget):
                 member = origin + SEP + bounded(name)
@@ -178,7 +179,7 @@ class _Walker:
         except Unreadable as exc:
             yield Refused(origin, f"{origin}: {exc}")
 
-    def _email(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
+    def _email(self, origin: str, blob: SpooledBytes, depth: int) -> Iterator[Document | Refused]:
         raw = blob.read()
         parts = message_parts(raw, max_depth=self.max_depth, max_parts=self.limits[1] or MAX_PARTS)
         try:
@@ -213,17 +214,17 @@ class _Walker:
                 yield Refused(member, f"{member}: larger than the {self.max_bytes}-byte limit")
                 continue
             if kind == "json" and content_type.endswith("gzip"):
-                yield from self._json(member, Blob(payload), (
+                yield from self._json(member, SpooledBytes(payload), (
                     f"attachment marked {content_type} holds plain JSON",))
                 continue
-            yield from self.expand(member, Blob(payload), depth)
+            yield from self.expand(member, SpooledBytes(payload), depth)
         if not found and is_failure_report(raw, leaf_types):
             yield Refused(origin, f"{origin}: a DMARC failure (forensic) report, not an aggregate "
                                   f"or TLS report: rua does not store failure reports")
         elif not found:
             yield Refused(origin, f"{origin}: no DMARC or TLS report attachment found")
 
-    def _mbox(self, origin: str, blob: Blob, depth: int) -> Iterator[Document | Refused]:
+    def _mbox(self, origin: str, blob: SpooledBytes, depth: int) -> Iterator[Document | Refused]:
         for number, raw in enumerate(mbox_messages(blob.read()), 1):
             member = f"{origin}{SEP}message {number}"
             try:
@@ -231,7 +232,7 @@ class _Walker:
             except BudgetSpent as exc:
                 yield Refused(member, f"{member}: {exc}")
                 return
-            yield from self._email(member, Blob(raw), depth)
+            yield from self._email(member, SpooledBytes(raw), depth)
 
 
 def _is_maildir(path: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from rules.alignment import failure_summary, record_alignment
 from rules.verdicts import AUTHENTICATED, UNKNOWN_SENDER, Sender, classify_record, sender
 from ingest.model import ReportError
-from ingest.rollups import Tally
+from ingest.rollups import ReportTally
 from store.addresses import canonical_ip
 from store import compiled as sql
 from store.models import Record, Source
@@ -26,7 +26,7 @@ class RecordWriter:
     def __init__(self, report, domain: str, fit):
         self.report, self.domain, self.fit = report, domain, fit
         self.fields = [getattr(Record, name) for name in _FIELDS]
-        self.tally, self.selectors = Tally(), set()
+        self.tally, self.selectors = ReportTally(), set()
         self.summary = {"spf_only": 0, "dkim_only": 0, "both": 0, "total": 0}
         self.records = self.messages = self.compliant = 0
         self.pending = []

@@ -15,7 +15,7 @@ _HELD = {"quarantine": 0, "reject": 1}
 _SUMS = ("messages", "compliant", "spf_aligned_pass", "dkim_aligned_pass", "forwarded")
 
 
-class Tally:
+class ReportTally:
     """Message counts of one report by source IP (its canonical text, so each address is one
     row whatever its spelling), in the DailyRollup columns, and [quarantined, rejected]."""
 
@@ -46,7 +46,7 @@ class Tally:
             sums[4] += count
 
 
-def save_daily(org_id: str, domain: str, day, tally: Tally):
+def save_daily(org_id: str, domain: str, day, tally: ReportTally):
     """Add the report's per-IP sums to DailyRollup, one row more in `reports` for each IP."""
     sums = [getattr(DailyRollup, name) for name in (*_SUMS, "reports")]
     key = [DailyRollup.org, DailyRollup.domain, DailyRollup.day, DailyRollup.source_ip]
@@ -56,21 +56,11 @@ def save_daily(org_id: str, domain: str, day, tally: Tally):
 
 def save_domain_day(org_id: str, domain: str, day, messages: int, policy: tuple, as_of: int):
     """Count the report on its domain's day; its policy (p, pct, testing) wins unless a later
-    report's is there. One upsert: the CASEs read the row as it was before this report."""
+    report's is there. One upsert: the policy columns read the row as it was before this report."""
     later = [DomainDay.policy_p, DomainDay.policy_pct, DomainDay.policy_testing,
              DomainDay.policy_as_of]
-    fields = [DomainDay.org, DomainDay.domain, DomainDay.day, DomainDay.reports,
-              DomainDay.messages, *later]
-
-    def build():
-        t, n = sql.table(DomainDay), sql.name
-        newer = f"{t}.{n(DomainDay.policy_as_of)} <= excluded.{n(DomainDay.policy_as_of)}"
-        sets = [f"{n(f)} = {t}.{n(f)} + excluded.{n(f)}" for f in fields[3:5]]
-        sets += [f"{n(f)} = CASE WHEN {newer} THEN excluded.{n(f)} ELSE {t}.{n(f)} END"
-                 for f in later]
-        return (f"INSERT INTO {t} ({', '.join(n(f) for f in fields)}) "
-                f"VALUES ({', '.join(['?'] * len(fields))}) "
-                f"ON CONFLICT ({', '.join(n(f) for f in fields[:3])}) "
-                f"DO UPDATE SET {', '.join(sets)}")
-    values = (org_id, domain, day, 1, messages, *policy, as_of)
-    sql.execute("domain_day", build, [f.db_value(v) for f, v in zip(fields, values)])
+    key = [DomainDay.org, DomainDay.domain, DomainDay.day]
+    counts = [DomainDay.reports, DomainDay.messages]
+    row = (org_id, domain, day, 1, messages, *policy, as_of)
+    sql.insert_rows(DomainDay, key + counts + later, [row], conflict=key, add=counts,
+                    take=later, newer=DomainDay.policy_as_of)

@@ -2,7 +2,7 @@
 (SourceDomain), added to in the stored report's transaction beside the daily rollups.
 
 Only a stored report reaches here (a duplicate never does), so the sums are exact. The report's
-sums are folded per IP in memory (rollups.Tally) and written by two multi-row upserts per 500
+sums are folded per IP in memory (rollups.ReportTally) and written by two multi-row upserts per 500
 IPs, which add to existing rows; SourceDomain's RETURNING says which (domain, IP) pairs this
 report made (their `reports` is 1), which is what Source's domain count and the new_sender
 events (raised in one insert per report) need.
@@ -23,7 +23,7 @@ NEW_SENDER_EVENTS = 10                   # per report at most (its busiest new s
 
 
 def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, tally) -> None:
-    """Add one stored report's per-IP sums (a rollups.Tally) to the source facts."""
+    """Add one stored report's per-IP sums (a rollups.ReportTally) to the source facts."""
     rows = [(ip, *sums, *tally.dispositions.get(ip, (0, 0))) for ip, sums in tally.by_ip.items()]
     new = []
     for start in range(0, len(rows), sql.BATCH):

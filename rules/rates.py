@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-def rate(part: int, whole: int) -> float:
+def rate(part: float, whole: float) -> float:
     """part of whole in percent, rounded to 2 decimals; 0.0 when nothing was counted."""
     if not whole:
         return 0.0

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from rules.snapshot_facts import OrgFacts
 from snapshotter import conditions, tls
-from snapshotter.model import OrgFacts
 from store import events
 from store.alert_types import Outcome
 from store.clock import to_epoch

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from rules.rates import rate
-from snapshotter.model import Policy, Tally
+from rules.snapshot_facts import PublishedPolicy, SpanTally
 from snapshotter.verdicts import percent
 from store.alert_types import Condition, Outcome
 
@@ -43,15 +43,15 @@ def key(type_: str, domain: str) -> str:
     return f"{type_}:{domain}"
 
 
-def _sum(days: dict[date, Tally], first: date, last: date) -> Tally:
-    total = Tally()
+def _sum(days: dict[date, SpanTally], first: date, last: date) -> SpanTally:
+    total = SpanTally()
     for day, tally in days.items():
         if first <= day <= last:
             total = total + tally
     return total
 
 
-def compliance_drop(domain: str, days: dict[date, Tally], today: date) -> Outcome:
+def compliance_drop(domain: str, days: dict[date, SpanTally], today: date) -> Outcome:
     recent = _sum(days, today - timedelta(days=RECENT_DAYS - 1), today)
     before_last = today - timedelta(days=RECENT_DAYS)
     before = _sum(days, before_last - timedelta(days=BEFORE_DAYS - 1), before_last)
@@ -72,7 +72,8 @@ def compliance_drop(domain: str, days: dict[date, Tally], today: date) -> Outcom
         "changed sender among the top senders.", HEALTH_LINK.format(domain), domain)])
 
 
-def policy_change(domain: str, policies: list[tuple[date, Policy]], today: date) -> Outcome:
+def policy_change(domain: str, policies: list[tuple[date, PublishedPolicy]],
+                  today: date) -> Outcome:
     """Raise when the reports' p= changed within NEWS_DAYS (clearing is by age, see expired)."""
     seen = [(day, policy.p) for day, policy in policies if policy.p]
     for (_, before), (day, after) in zip(seen[::-1][1:], seen[::-1]):
@@ -152,7 +153,8 @@ def expired(created_at: datetime, now: datetime) -> bool:
     return now - created_at >= timedelta(days=NEWS_DAYS)
 
 
-def domain_outcome(domain: str, days: dict[date, Tally], policies: list[tuple[date, Policy]],
+def domain_outcome(domain: str, days: dict[date, SpanTally],
+                   policies: list[tuple[date, PublishedPolicy]],
                    last_report_day: date | None, today: date) -> Outcome:
     """Every report-driven rule but parse warnings (those need each reporter's newest report)."""
     return (compliance_drop(domain, days, today)

@@ -1,7 +1,8 @@
 """The `dns` object of domain health, its score and the action items its gaps call for."""
 from __future__ import annotations
 
-from snapshotter.model import Item
+from rules.rates import rate
+from rules.snapshot_facts import Item
 
 KINDS = ("dmarc", "spf", "dkim", "mta_sts", "tls_rpt", "bimi", "dane")
 STATUSES = ("ok", "warning", "error", "unknown")
@@ -43,7 +44,9 @@ def dns_score(view: dict) -> float | None:
         if share is not None:
             earned += points * share
             possible += points
-    return round(100.0 * earned / possible, 2) if possible else None
+    if not possible:
+        return None         # nothing scored is checked: no score, rather than 0
+    return rate(earned, possible)
 
 
 def all_checked(view: dict) -> bool:

@@ -5,9 +5,9 @@ from datetime import date, timedelta
 
 from peewee import fn
 
+from rules.snapshot_facts import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
+                                  OrgFacts, PublishedPolicy, Sender, SpanTally, TlsTally)
 from snapshotter import day_totals, dns
-from snapshotter.model import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
-                               OrgFacts, Policy, Sender, Tally, TlsTally)
 from store import db, snapshots
 from store.clock import stored_date
 from store.models import DailyRollup, Domain, DomainDay, Event, Source, TlsDay
@@ -29,7 +29,7 @@ def read(org_id: str, today: date, report_address: str = ""):
     _add_domains(org_id, facts)
     for (name, day), (reports, messages, compliant, spf, dkim, forwarded) in totals.items():
         facts.domains.setdefault(name, DomainFacts(name, monitored=False)).days[day] = \
-            Tally(messages, compliant, spf, dkim, forwarded, reports)
+            SpanTally(messages, compliant, spf, dkim, forwarded, reports)
     for name, entries in policies.items():
         facts.domains[name].policies = sorted(entries, key=lambda e: e[0])
     _add_last_reports(org_id, facts, first)
@@ -50,7 +50,7 @@ def read_domain(org_id: str, name: str, today: date, report_address: str = "") -
     _add_domains(org_id, facts, name)
     d = facts.domains.setdefault(name, DomainFacts(name, monitored=False))
     for (_, day), (reports, messages, compliant, spf, dkim, forwarded) in totals.items():
-        d.days[day] = Tally(messages, compliant, spf, dkim, forwarded, reports)
+        d.days[day] = SpanTally(messages, compliant, spf, dkim, forwarded, reports)
     d.policies = sorted(policies.get(name, []), key=lambda e: e[0])
     _add_last_reports(org_id, facts, first, name)
     _add_senders(org_id, facts, name)
@@ -74,7 +74,8 @@ def _domain_days(org_id: str, first: date, name: str | None = None):
         counts[(name, day)] = reports
         if last.get(name) != (p, pct, testing):       # keep the days the policy changed
             last[name] = (p, pct, testing)
-            policies.setdefault(name, []).append((day, Policy(p or "", pct, testing or "")))
+            policy = PublishedPolicy(p or "", pct, testing or "")
+            policies.setdefault(name, []).append((day, policy))
     return counts, policies
 
 
@@ -111,7 +112,7 @@ def _add_last_reports(org_id: str, facts: OrgFacts, first: date, name: str | Non
             d.last_report_day = stored_date(last)
             row = DomainDay.get(DomainDay.org == org_id, DomainDay.domain == name,
                                 DomainDay.day == d.last_report_day)
-            d.policies = [(d.last_report_day, Policy(row.policy_p or "", row.policy_pct,
+            d.policies = [(d.last_report_day, PublishedPolicy(row.policy_p or "", row.policy_pct,
                                                      row.policy_testing or ""))]
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from rules.grades import grade, health_state, policy_name, whole
+from rules.scores import Ledger, Scored
+from rules.snapshot_facts import SEVERITY_RANK, WINDOW_DAYS, Item, Sender
 from snapshotter import dns, tls
-from snapshotter.grades import grade, health_state, policy_name, whole
-from snapshotter.model import SEVERITY_RANK, WINDOW_DAYS, Item, Sender
-from snapshotter.scores import Ledger, Scored
 from snapshotter.trends import last_day, sparkline
 from snapshotter.verdicts import domain_verdict, percent
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from snapshotter.scores import Ledger
+from rules.scores import Ledger
 
 
 def history_row(ledger: Ledger, day: date) -> dict | None:

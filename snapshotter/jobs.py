@@ -8,12 +8,12 @@ from datetime import date, datetime, timedelta
 
 from peewee import EXCLUDED
 
+from rules.scores import Ledger, compliance_doc
+from rules.snapshot_facts import TREND_DAYS
 from snapshotter import alerts, day_totals, facts as facts_module
 from snapshotter.health import assess, health_doc
 from snapshotter.history import backfill_days, history_point, history_row
-from snapshotter.model import TREND_DAYS
 from snapshotter.overview import overview_doc
-from snapshotter.scores import Ledger, compliance_doc
 from snapshotter.trends import last_day, merge_days, trend_points
 from store import db, events, snapshots
 from store.clock import stored_date

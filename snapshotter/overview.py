@@ -1,11 +1,11 @@
 """The organization overview: org_health, domain cards worst first, action item counts."""
 from __future__ import annotations
 
+from rules.grades import health_state, policy_name, whole
+from rules.scores import Ledger
+from rules.snapshot_facts import Item
 from snapshotter.dns import published_policy
-from snapshotter.grades import health_state, policy_name, whole
 from snapshotter.health import Assessment, assess
-from snapshotter.model import Item
-from snapshotter.scores import Ledger
 from snapshotter.verdicts import org_verdict
 
 

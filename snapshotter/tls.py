@@ -12,7 +12,7 @@ from datetime import date, timedelta
 
 from ingest.tls_report import RESULT_TYPES, result_label
 from rules.rates import rate
-from snapshotter.model import WINDOW_DAYS, TlsTally
+from rules.snapshot_facts import WINDOW_DAYS, TlsTally
 from snapshotter.verdicts import percent
 from store.alert_types import Condition
 

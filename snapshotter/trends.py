@@ -4,10 +4,10 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 from rules.rates import rate
-from snapshotter.model import TREND_DAYS, ZERO, Tally
+from rules.snapshot_facts import TREND_DAYS, ZERO, SpanTally
 
 
-def merge_days(series: list[dict[date, Tally]]) -> dict[date, Tally]:
+def merge_days(series: list[dict[date, SpanTally]]) -> dict[date, SpanTally]:
     """Day tallies of several domains added together (the organization's series)."""
     sums: dict[date, list[int]] = {}
     for days in series:
@@ -22,10 +22,10 @@ def merge_days(series: list[dict[date, Tally]]) -> dict[date, Tally]:
                 s[3] += t.dkim
                 s[4] += t.forwarded
                 s[5] += t.reports
-    return {day: Tally(*s) for day, s in sums.items()}
+    return {day: SpanTally(*s) for day, s in sums.items()}
 
 
-def last_day(today: date, *series: dict[date, Tally]) -> date:
+def last_day(today: date, *series: dict[date, SpanTally]) -> date:
     """Where a daily series ends: today once any of `series` holds messages reported for it,
     else yesterday, the last complete day (a day reporters have not covered is no zero)."""
     if any(days.get(today, ZERO).messages for days in series):
@@ -33,7 +33,7 @@ def last_day(today: date, *series: dict[date, Tally]) -> date:
     return today - timedelta(days=1)
 
 
-def trend_point(day: date, tally: Tally) -> dict:
+def trend_point(day: date, tally: SpanTally) -> dict:
     # `date` comes first: series.since() finds a point's day at a fixed offset.
     return {"date": day, "total_messages": tally.messages,
             "compliant_messages": tally.compliant,
@@ -41,7 +41,7 @@ def trend_point(day: date, tally: Tally) -> dict:
             "reports": tally.reports, "compliance_rate": rate(tally.compliant, tally.messages)}
 
 
-def trend_points(days: dict[date, Tally], end: date, length: int = TREND_DAYS) -> list[dict]:
+def trend_points(days: dict[date, SpanTally], end: date, length: int = TREND_DAYS) -> list[dict]:
     """`length` points ending on `end`; a day without reports is a zero point."""
     first = end - timedelta(days=length - 1)
     points = []
@@ -54,7 +54,7 @@ def trend_points(days: dict[date, Tally], end: date, length: int = TREND_DAYS) -
     return points
 
 
-def sparkline(days: dict[date, Tally], end: date, length: int) -> list[dict]:
+def sparkline(days: dict[date, SpanTally], end: date, length: int) -> list[dict]:
     """The health sparkline: date, compliance_rate and total_messages per day."""
     first = end - timedelta(days=length - 1)
     points = []

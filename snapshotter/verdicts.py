@@ -1,8 +1,8 @@
 """Verdict sentences: what the figures mean and what to do next, written for people."""
 from __future__ import annotations
 
-from snapshotter.model import WINDOW_DAYS, Policy
-from snapshotter.scores import Scored
+from rules.scores import Scored
+from rules.snapshot_facts import WINDOW_DAYS, PublishedPolicy
 
 ALIGNED_ENOUGH = 90.0
 
@@ -33,10 +33,10 @@ def domain_verdict(domain: str, s: Scored, address: str = "") -> str:
     if s.compliance_rate < ALIGNED_ENOUGH:
         return (f"Only {passing} of mail from {domain} passes DMARC. Align the failing senders "
                 "shown under top senders before tightening the policy.")
-    return _policy_step(domain, passing, s.policy or Policy(), s)
+    return _policy_step(domain, passing, s.policy or PublishedPolicy(), s)
 
 
-def _policy_step(domain: str, passing: str, policy: Policy, s: Scored) -> str:
+def _policy_step(domain: str, passing: str, policy: PublishedPolicy, s: Scored) -> str:
     if policy.testing == "y":
         return (f"{passing} of mail from {domain} passes DMARC, but the policy is in testing mode "
                 "(t=y). Remove t=y so receivers apply it.")

@@ -154,23 +154,33 @@ def converters(fields):
             for f in fields]
 
 
-def insert_rows(model, fields, rows, *, conflict=(), add=(), ignore=False, converted=False):
-    """Insert tuples in `fields` order; a row hitting the `conflict` key adds its `add` columns.
+def insert_rows(model, fields, rows, *, conflict=(), add=(), take=(), newer=None,
+                ignore=False, converted=False):
+    """Insert tuples in `fields` order; a row hitting the `conflict` key adds its `add` columns
+    and takes its `take` columns if its `newer` column is at least the stored one.
 
     ignore: a row that conflicts with any unique key is skipped. converted: the values are
     already as the database takes them (JSON as text)."""
     if not rows:
         return
     key = ("insert", model._meta.table_name, *(f.column_name for f in fields), "conflict",
-           *(f.column_name for f in conflict), "add", *(f.column_name for f in add), ignore)
+           *(f.column_name for f in conflict), "add", *(f.column_name for f in add),
+           "take", *(f.column_name for f in take), newer and newer.column_name, ignore)
 
     def tail():
         if ignore:
             return " ON CONFLICT DO NOTHING"
         if not conflict:
             return ""
-        sums = ", ".join(f"{name(f)} = {table(model)}.{name(f)} + excluded.{name(f)}" for f in add)
-        return f" ON CONFLICT ({', '.join(name(f) for f in conflict)}) DO UPDATE SET {sums}"
+        t = table(model)
+        sets = [f"{name(f)} = {t}.{name(f)} + excluded.{name(f)}" for f in add]
+        if take:
+            # Every CASE reads the stored row as it was before this one, newer included.
+            later = f"{t}.{name(newer)} <= excluded.{name(newer)}"
+            sets += [f"{name(f)} = CASE WHEN {later} THEN excluded.{name(f)} "
+                     f"ELSE {t}.{name(f)} END" for f in take]
+        keys = ", ".join(name(f) for f in conflict)
+        return f" ON CONFLICT ({keys}) DO UPDATE SET {', '.join(sets)}"
     head = statement(key + ("head",), lambda: (
         f"INSERT INTO {table(model)} ({', '.join(name(f) for f in fields)}) VALUES "))
     one = statement(key + ("one",), lambda: "(" + ", ".join(["?"] * len(fields)) + ")")

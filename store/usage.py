@@ -24,7 +24,7 @@ KEEP_HOURS = 92 * 24          # the usage chart reaches back 90 days
 
 
 @dataclass(frozen=True)
-class Tally:
+class MeterReading:
     """What metering one request decided, and where the organization stands after it."""
     outcome: str          # allowed, quota (hour spent), heavy (heavy budget spent), abuse
     used: int             # requests allowed this hour, this one included when allowed
@@ -78,7 +78,7 @@ def _wait(params: dict, abuse: Abuse) -> int:
 
 
 def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit: int | None,
-          heavy: bool = False, abuse: Abuse = Abuse()) -> Tally:
+          heavy: bool = False, abuse: Abuse = Abuse()) -> MeterReading:
     """Meter one request: abuse window, then hourly quota (and heavy budget); count the outcome."""
     params = {"org": org_id, "key": key_id, "now": now, "abuse": abuse.limit,
               "hour": hour_of(now), "weight": int(heavy), "counted": 1,
@@ -91,8 +91,8 @@ def admit(org_id: str, key_id: str, now: int, *, limit: int | None, heavy_limit:
     return _sqlite_admit(params, abuse)
 
 
-def _settled(params: dict, abuse: Abuse, hit, used, heavy_used) -> Tally:
-    """Postgres: the Tally of a metered request, allowed when the organization's row took it
+def _settled(params: dict, abuse: Abuse, hit, used, heavy_used) -> MeterReading:
+    """Postgres: the MeterReading of a metered request, allowed when the organization's row took it
     (used), else the refusal counted in its own transaction."""
     if used is None:
         with _writing(meter):
@@ -102,13 +102,13 @@ def _settled(params: dict, abuse: Abuse, hit, used, heavy_used) -> Tally:
     return _allowed(params, used, heavy_used)
 
 
-def _allowed(params: dict, used: int, heavy_used: int) -> Tally:
+def _allowed(params: dict, used: int, heavy_used: int) -> MeterReading:
     if used == 1:
         _first_of_hour(params["org"], params["hour"])
-    return Tally("allowed", used, heavy_used)
+    return MeterReading("allowed", used, heavy_used)
 
 
-def _refusal(params: dict, abuse: Abuse, *, hit: bool) -> Tally:
+def _refusal(params: dict, abuse: Abuse, *, hit: bool) -> MeterReading:
     """Postgres: count a refused request as rejected on its key's and organization's rows; say
     which limit refused it."""
     if hit:
@@ -121,16 +121,17 @@ def _refusal(params: dict, abuse: Abuse, *, hit: bool) -> Tally:
     return _refused(params, abuse, by_abuse=not hit, used=used, heavy_used=heavy_used)
 
 
-def _refused(params: dict, abuse: Abuse, *, by_abuse: bool, used: int, heavy_used: int) -> Tally:
-    """The Tally of a refused request, already counted: which limit refused it, and when to
+def _refused(params: dict, abuse: Abuse, *, by_abuse: bool, used: int,
+             heavy_used: int) -> MeterReading:
+    """The MeterReading of a refused request, already counted: which limit refused it, and when to
     try again (the abuse window's room, or the end of the hour)."""
     if by_abuse:
-        return Tally("abuse", used, heavy_used, _wait(params, abuse))
+        return MeterReading("abuse", used, heavy_used, _wait(params, abuse))
     outcome = "quota" if used >= params["limit"] else "heavy"
-    return Tally(outcome, used, heavy_used, params["hour"] + HOUR - params["now"])
+    return MeterReading(outcome, used, heavy_used, params["hour"] + HOUR - params["now"])
 
 
-def _sqlite_admit(params: dict, abuse: Abuse) -> Tally:
+def _sqlite_admit(params: dict, abuse: Abuse) -> MeterReading:
     """SQLite: one statement admits (usage_sql.SQLITE_ADMIT), in autocommit, so the write lock
     is held only while it runs; a refusal is settled under the write lock."""
     row = _run(statements.SQLITE_ADMIT, **params).fetchone()
@@ -141,7 +142,7 @@ def _sqlite_admit(params: dict, abuse: Abuse) -> Tally:
         return _sqlite_refusal(params, abuse)
 
 
-def _sqlite_refusal(params: dict, abuse: Abuse) -> Tally:
+def _sqlite_refusal(params: dict, abuse: Abuse) -> MeterReading:
     """A request SQLITE_ADMIT refused, asked again in one write transaction: the key's window
     first (abuse), then the organization's hour (quota, heavy budget), and counted as rejected.
     Room made meanwhile (a new hour, a window moved on) admits it after all."""
@@ -164,14 +165,14 @@ def _first_of_hour(org_id: str, hour: int) -> None:
     Usage.delete().where((Usage.org == org_id) & (Usage.hour < hour - KEEP_HOURS * HOUR)).execute()
 
 
-def peek(org_id: str, key_id: str, now: int, *, abuse: Abuse = Abuse()) -> Tally:
+def peek(org_id: str, key_id: str, now: int, *, abuse: Abuse = Abuse()) -> MeterReading:
     """Abuse control only, for the one request the quota does not count (the usage endpoint)."""
     params = {"org": org_id, "key": key_id, "now": now, "abuse": abuse.limit,
               "hour": hour_of(now), "weight": 0, "counted": 0}
     admitted = _run(statements.KEY_HIT, **params).fetchone() is not None
     wait = 0 if admitted else _wait(params, abuse)
     used, _rejected, heavy_used = hour_counts(org_id, params["hour"])
-    return Tally("allowed" if admitted else "abuse", used, heavy_used, wait)
+    return MeterReading("allowed" if admitted else "abuse", used, heavy_used, wait)
 
 
 def hour_counts(org_id: str, hour: int) -> tuple[int, int, int]:

@@ -23,10 +23,10 @@ UNCOUNTED_RULE = re.compile(r"/api-keys/usage$")
 
 
 @dataclass(frozen=True)
-class Verdict:
+class QuotaStanding:
     """Where the organization stands after this request, and whether it may proceed."""
     plan: Plan
-    tally: usage.Tally
+    tally: usage.MeterReading
     now: int                         # epoch seconds
     heavy: bool                      # the request was on the heavy route
 
@@ -55,14 +55,14 @@ def near_cap(remaining: int, limit: int) -> bool:
     return limit > 0 and 0 <= remaining * 100 <= limit * NEAR_CAP
 
 
-def crossed_near_cap(verdict: Verdict) -> bool:
+def crossed_near_cap(verdict: QuotaStanding) -> bool:
     """True for the one allowed request of the hour that leaves it just near_cap."""
     limit, left = verdict.plan.hourly, verdict.remaining
     return (verdict.tally.allowed and verdict.plan.capped
             and near_cap(left, limit) and not near_cap(left + 1, limit))
 
 
-def meter(principal, now: datetime, *, heavy: bool = False, counted: bool = True) -> Verdict:
+def meter(principal, now: datetime, *, heavy: bool = False, counted: bool = True) -> QuotaStanding:
     """Count one request of the principal's organization and key (or only abuse-check it)."""
     plan, epoch = plan_of(principal.plan), to_epoch(now)
     if counted:
@@ -70,13 +70,13 @@ def meter(principal, now: datetime, *, heavy: bool = False, counted: bool = True
                             heavy_limit=plan.heavy, heavy=heavy)
     else:
         tally = usage.peek(principal.org_id, principal.key_id, epoch)
-    verdict = Verdict(plan, tally, epoch, heavy)
+    verdict = QuotaStanding(plan, tally, epoch, heavy)
     if crossed_near_cap(verdict):
         usage.record_near_cap(principal.org_id, epoch, plan.hourly)
     return verdict
 
 
-def headers(verdict: Verdict) -> dict[str, str]:
+def headers(verdict: QuotaStanding) -> dict[str, str]:
     """X-RateLimit-* and the IETF RateLimit-Policy / RateLimit fields; none on an uncapped plan."""
     plan = verdict.plan
     if not plan.capped:
@@ -96,7 +96,7 @@ def headers(verdict: Verdict) -> dict[str, str]:
     }
 
 
-def refusal(verdict: Verdict) -> ApiError | None:
+def refusal(verdict: QuotaStanding) -> ApiError | None:
     """The 429 for a refused request: rate_limited (abuse) or quota_exceeded (hour or heavy)."""
     tally = verdict.tally
     if tally.allowed:

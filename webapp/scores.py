@@ -5,8 +5,8 @@ from datetime import timedelta
 
 from flask import Blueprint, g, request
 
+from rules.scores import unknown_domain_compliance
 from snapshotter import series
-from snapshotter.scores import unknown_domain_compliance
 from store.encoding import dumps
 from webapp import params
 from webapp.auth import requires

@@ -80,7 +80,7 @@ def test_invalid_policy_is_an_error_naming_the_rule(body, problem):
 
 def test_policy_accepts_lf_lines_unknown_fields_and_mode_none_without_mx():
     policy = mta_sts.parse_policy(b"version: STSv1\nmode: none\nmax_age: 31557600\nx-ext: 1\n")
-    assert policy == mta_sts.Policy(mode="none", max_age=31557600, mx=())
+    assert policy == mta_sts.MtaStsPolicy(mode="none", max_age=31557600, mx=())
 
 
 def test_policy_that_is_not_utf8_is_refused():

@@ -5,8 +5,8 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
+from rules.snapshot_facts import PublishedPolicy, SpanTally
 from snapshotter import conditions as c
-from snapshotter.model import Policy, Tally
 from store.alert_types import SEVERITY
 
 TODAY = date(2026, 3, 31)
@@ -18,7 +18,7 @@ def days_of(recent_rate: float, before_rate: float, per_day: int = 100) -> dict:
     out = {}
     for n in range(c.RECENT_DAYS + c.BEFORE_DAYS):
         rate = recent_rate if n < c.RECENT_DAYS else before_rate
-        out[TODAY - timedelta(days=n)] = Tally(per_day, round(per_day * rate / 100))
+        out[TODAY - timedelta(days=n)] = SpanTally(per_day, round(per_day * rate / 100))
     return out
 
 
@@ -47,7 +47,7 @@ def test_the_previous_thirty_days_need_enough_messages_too():
 
 
 def policies(*entries):
-    return [(TODAY - timedelta(days=n), Policy(p)) for n, p in entries]
+    return [(TODAY - timedelta(days=n), PublishedPolicy(p)) for n, p in entries]
 
 
 def test_a_changed_p_in_the_reports_raises_policy_changed_with_the_dns_checks_key():
@@ -68,7 +68,8 @@ def test_no_recent_change_raises_nothing(entries):
 
 def test_only_the_latest_change_counts():
     # pct changes make entries too; p went none -> quarantine long ago, then stayed.
-    entries = [(30, Policy("none")), (20, Policy("quarantine")), (2, Policy("quarantine", 50))]
+    entries = [(30, PublishedPolicy("none")), (20, PublishedPolicy("quarantine")),
+               (2, PublishedPolicy("quarantine", 50))]
     out = c.policy_change("example.com", [(TODAY - timedelta(days=n), p) for n, p in entries],
                           TODAY)
     assert out.raised == []

@@ -3,18 +3,18 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
+from rules.scores import Ledger
+from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, Sender, SpanTally
 from snapshotter import dns
 from snapshotter.health import health_doc, health_score
-from snapshotter.model import DomainFacts, Item, OrgFacts, Policy, Sender, Tally
-from snapshotter.scores import Ledger
 
 TODAY = date(2026, 3, 31)
 NOW = datetime(2026, 3, 31, 12, 0, 0)
 ALL_OK = {k: {"status": "ok", "details": "Fine."} for k in dns.KINDS}
 
 
-def ledger(name="example.com", days=None, policy=Policy("reject"), **fields):
-    days = {TODAY: Tally(100, 100, 100, 100, reports=1)} if days is None else days
+def ledger(name="example.com", days=None, policy=PublishedPolicy("reject"), **fields):
+    days = {TODAY: SpanTally(100, 100, 100, 100, reports=1)} if days is None else days
     d = DomainFacts(name, days=days, policies=[(TODAY, policy)] if days else [],
                     last_report_day=max(days) if days else None, **fields)
     return Ledger(OrgFacts(today=TODAY, domains={name: d}))
@@ -124,6 +124,6 @@ def test_before_the_first_report_grade_is_na_and_policy_comes_from_dns_when_know
 
 
 def test_a_score_of_96_99_is_graded_a_and_shown_rounded_half_up_as_97():
-    days = {TODAY - timedelta(days=1): Tally(10000, 9699, 9699, 9699, reports=1)}
-    doc = health_doc(ledger(days=days, policy=Policy("reject", 97)), "example.com", NOW)
+    days = {TODAY - timedelta(days=1): SpanTally(10000, 9699, 9699, 9699, reports=1)}
+    doc = health_doc(ledger(days=days, policy=PublishedPolicy("reject", 97)), "example.com", NOW)
     assert (doc["overall_score"], doc["grade"]) == (97, "A")

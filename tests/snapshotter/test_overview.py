@@ -1,15 +1,15 @@
 """The overview from plain facts: org_health, cards worst first, action item counts, verdicts."""
 from datetime import date
 
-from snapshotter.model import DomainFacts, Item, OrgFacts, Policy, Tally
+from rules.scores import Ledger
+from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, SpanTally
 from snapshotter.overview import overview_doc
-from snapshotter.scores import Ledger
 from snapshotter.verdicts import domain_verdict, org_verdict
 
 TODAY = date(2026, 3, 31)
 
 
-def domain(name, tally=None, policy=Policy("reject"), **fields):
+def domain(name, tally=None, policy=PublishedPolicy("reject"), **fields):
     days = {TODAY: tally} if tally else {}
     return DomainFacts(name, days=days, policies=[(TODAY, policy)] if tally else [],
                        last_report_day=TODAY if tally else None, **fields)
@@ -29,9 +29,9 @@ def test_an_organization_without_reports_has_no_data_and_says_how_to_start():
 
 
 def test_cards_come_worst_score_first_and_domains_without_reports_last():
-    doc = overview(domain("good.example", Tally(10, 10, 10, 10)),
+    doc = overview(domain("good.example", SpanTally(10, 10, 10, 10)),
                    domain("quiet.example"),
-                   domain("bad.example", Tally(10, 2, 2, 2), Policy("none")))
+                   domain("bad.example", SpanTally(10, 2, 2, 2), PublishedPolicy("none")))
     assert [c["domain"] for c in doc["domain_cards"]] == ["bad.example", "good.example", "quiet.example"]
     assert doc["org_health"]["total_domains"] == 3      # as many as the cards
     assert doc["org_health"]["domains_needing_attention"] == 1
@@ -41,7 +41,7 @@ def test_cards_come_worst_score_first_and_domains_without_reports_last():
 def test_card_fields_policy_inheritance_forwarded_and_top_issue():
     items = [Item("new_sender", "low", "New sender", "Look."),
              Item("dns_dmarc", "high", "DMARC record missing", "Publish one.")]
-    doc = overview(domain("a.example", Tally(10, 5, 5, 5, forwarded=3), Policy("bogus"),
+    doc = overview(domain("a.example", SpanTally(10, 5, 5, 5, forwarded=3), PublishedPolicy("bogus"),
                           inherited_from="example.org", items=items),
                    org_items=[Item("quota_near_cap", "medium", "Quota", "Slow down.")], unique_ips=7)
     card = doc["domain_cards"][0]
@@ -69,13 +69,13 @@ def test_a_card_before_any_report_shows_the_policy_dns_publishes_and_its_dns_gap
 
 def test_verdicts_say_what_to_do_next():
     ledger = Ledger(OrgFacts(today=TODAY, domains={d.name: d for d in [
-        domain("none.example", Tally(100, 99, 99, 99), Policy("none")),
-        domain("test.example", Tally(100, 99, 99, 99), Policy("reject", testing="y")),
-        domain("pct.example", Tally(100, 99, 99, 99), Policy("reject", 50)),
-        domain("q.example", Tally(100, 99, 99, 99), Policy("quarantine")),
-        domain("spf.example", Tally(100, 99, 50, 99), Policy("reject")),
-        domain("ok.example", Tally(100, 99, 99, 99), Policy("reject")),
-        domain("low.example", Tally(100, 50, 50, 50), Policy("reject"))]}))
+        domain("none.example", SpanTally(100, 99, 99, 99), PublishedPolicy("none")),
+        domain("test.example", SpanTally(100, 99, 99, 99), PublishedPolicy("reject", testing="y")),
+        domain("pct.example", SpanTally(100, 99, 99, 99), PublishedPolicy("reject", 50)),
+        domain("q.example", SpanTally(100, 99, 99, 99), PublishedPolicy("quarantine")),
+        domain("spf.example", SpanTally(100, 99, 50, 99), PublishedPolicy("reject")),
+        domain("ok.example", SpanTally(100, 99, 99, 99), PublishedPolicy("reject")),
+        domain("low.example", SpanTally(100, 50, 50, 50), PublishedPolicy("reject"))]}))
     said = {n: domain_verdict(n, ledger.domain(n)) for n in ledger.facts.domains}
     assert "Move to p=quarantine" in said["none.example"]
     assert "Remove t=y" in said["test.example"]

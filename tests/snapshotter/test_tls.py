@@ -6,8 +6,8 @@ from datetime import date, timedelta
 
 from jsonschema import Draft202012Validator
 
+from rules.snapshot_facts import TlsTally
 from snapshotter import jobs, tls
-from snapshotter.model import TlsTally
 from store import snapshots
 from store.alert_types import SEVERITY
 from store.encoding import loads

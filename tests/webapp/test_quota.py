@@ -23,7 +23,7 @@ FREE, TEAM = PLANS["free"], PLANS["team"]
 
 
 def verdict(plan=FREE, used=3, heavy_used=0, heavy=False, outcome="allowed", now=RESET - 1234):
-    return quota.Verdict(plan, usage.Tally(outcome, used, heavy_used), now, heavy)
+    return quota.QuotaStanding(plan, usage.MeterReading(outcome, used, heavy_used), now, heavy)
 
 
 @pytest.fixture
@@ -66,7 +66,8 @@ def test_only_the_request_that_leaves_ten_percent_crosses_into_near_cap(used, cr
 @pytest.mark.parametrize("outcome, code", [("quota", "quota_exceeded"), ("heavy", "quota_exceeded"),
                                            ("abuse", "rate_limited")])
 def test_refusals_are_429_with_their_code(outcome, code):
-    error = quota.refusal(quota.Verdict(FREE, usage.Tally(outcome, 1000, 0, 42), RESET - 42, False))
+    reading = usage.MeterReading(outcome, 1000, 0, 42)
+    error = quota.refusal(quota.QuotaStanding(FREE, reading, RESET - 42, False))
     assert (error.status, error.code, error.headers) == (429, code, {"Retry-After": "42"})
 
 

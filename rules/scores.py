@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from itertools import accumulate
 
+from rules.grades import grade, policy_name, policy_strength
 from rules.rates import rate
-from snapshotter.grades import grade, policy_name, policy_strength
-from snapshotter.model import WINDOW_DAYS, ZERO, DomainFacts, OrgFacts, Policy, Tally
+from rules.snapshot_facts import (WINDOW_DAYS, ZERO, DomainFacts, OrgFacts, PublishedPolicy,
+                                  SpanTally)
 
 
 @dataclass(frozen=True)
@@ -20,8 +21,8 @@ class Scored:
     spf_rate: float
     dkim_rate: float
     policy_strength: float
-    tally: Tally
-    policy: Policy | None = None
+    tally: SpanTally
+    policy: PublishedPolicy | None = None
     last_report: date | None = None
 
     @property
@@ -29,7 +30,7 @@ class Scored:
         return grade(self.score)
 
 
-def compliance_score(tally: Tally, strength: float) -> float:
+def compliance_score(tally: SpanTally, strength: float) -> float:
     """0.4 compliance + 0.2 aligned SPF + 0.2 aligned DKIM + 0.2 policy strength, 2 decimals."""
     if not tally.messages:
         return round(0.2 * strength, 2)
@@ -38,8 +39,8 @@ def compliance_score(tally: Tally, strength: float) -> float:
                  + 0.2 * strength, 2)
 
 
-def scored(tally: Tally, strength: float, last_report: date | None,
-           policy: Policy | None = None) -> Scored:
+def scored(tally: SpanTally, strength: float, last_report: date | None,
+           policy: PublishedPolicy | None = None) -> Scored:
     """Scored only with messages in the window: older reports alone are no evidence of today."""
     score = compliance_score(tally, strength) if tally.messages else None
     return Scored(score, rate(tally.compliant, tally.messages), rate(tally.spf, tally.messages),
@@ -50,7 +51,7 @@ def scored(tally: Tally, strength: float, last_report: date | None,
 class Cumulative:
     """Prefix sums of one domain's day tallies, so any window sum costs two bisections."""
 
-    def __init__(self, days: dict[date, Tally]):
+    def __init__(self, days: dict[date, SpanTally]):
         self.days = sorted(days)
         columns = zip(*((t.messages, t.compliant, t.spf, t.dkim, t.forwarded, t.reports)
                         for t in map(days.__getitem__, self.days))) if self.days else [()] * 6
@@ -60,12 +61,12 @@ class Cumulative:
         i = bisect_left(self.days, first)
         return i < len(self.days) and self.days[i] <= last
 
-    def between(self, first: date, last: date) -> Tally:
+    def between(self, first: date, last: date) -> SpanTally:
         i, j = bisect_left(self.days, first), bisect_right(self.days, last)
-        return Tally(*(column[j] - column[i] for column in self.sums)) if j > i else ZERO
+        return SpanTally(*(column[j] - column[i] for column in self.sums)) if j > i else ZERO
 
 
-def policy_as_of(policies: list[tuple[date, Policy]], day: date) -> Policy | None:
+def policy_as_of(policies: list[tuple[date, PublishedPolicy]], day: date) -> PublishedPolicy | None:
     """The policy of the latest report on or before `day`."""
     index = bisect_right(policies, day, key=lambda item: item[0])
     return policies[index - 1][1] if index else None
@@ -87,7 +88,7 @@ class Ledger:
         index = bisect_right(days, as_of)
         return days[index - 1] if index else None
 
-    def window(self, name: str, as_of: date) -> Tally:
+    def window(self, name: str, as_of: date) -> SpanTally:
         return self.cumulative[name].between(as_of - timedelta(days=WINDOW_DAYS - 1), as_of)
 
     def domain(self, name: str, as_of: date | None = None) -> Scored:

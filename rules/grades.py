@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from snapshotter.model import Policy
+from rules.snapshot_facts import PublishedPolicy
 
 GRADE_BANDS = ((97, "A+"), (93, "A"), (90, "A-"), (87, "B+"), (83, "B"), (80, "B-"),
                (77, "C+"), (73, "C"), (70, "C-"), (60, "D"))
@@ -40,12 +40,12 @@ def whole(score: float | None) -> int:
     return int(Decimal(str(score)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
-def policy_name(policy: Policy | None) -> str:
+def policy_name(policy: PublishedPolicy | None) -> str:
     """The policy as an enum value (`none` for a missing or unreadable one)."""
     return policy.p if policy is not None and policy.p in POLICIES else "none"
 
 
-def policy_strength(policy: Policy | None) -> float:
+def policy_strength(policy: PublishedPolicy | None) -> float:
     """reject 100, quarantine 50, none 0; pct under 100 scales the step; t=y counts as none."""
     if policy is None or policy.testing == "y":
         return 0.0

@@ -1,9 +1,9 @@
 """Grade bands, health states, policy strength and rate rounding: every edge of the rules."""
 import pytest
 
+from rules.grades import grade, health_state, policy_name, policy_strength, whole
 from rules.rates import rate
-from snapshotter.grades import grade, health_state, policy_name, policy_strength, whole
-from snapshotter.model import Policy
+from rules.snapshot_facts import PublishedPolicy
 
 
 @pytest.mark.parametrize("score, expected", [
@@ -31,20 +31,20 @@ def test_whole_score_rounds_half_up(score, shown):
 
 
 @pytest.mark.parametrize("policy, strength", [
-    (Policy("reject"), 100), (Policy("quarantine"), 50), (Policy("none"), 0),
-    (Policy("reject", 50), 50), (Policy("quarantine", 50), 25), (Policy("reject", 0), 0),
-    (Policy("reject", 100), 100), (Policy("reject", None), 100),
-    (Policy("reject", testing="y"), 0), (Policy("quarantine", 20, "y"), 0),
-    (Policy("reject", testing="n"), 100), (Policy(""), 0), (Policy("bogus"), 0), (None, 0),
-    (Policy("reject", 250), 100), (Policy("reject", -5), 0),
+    (PublishedPolicy("reject"), 100), (PublishedPolicy("quarantine"), 50), (PublishedPolicy("none"), 0),
+    (PublishedPolicy("reject", 50), 50), (PublishedPolicy("quarantine", 50), 25), (PublishedPolicy("reject", 0), 0),
+    (PublishedPolicy("reject", 100), 100), (PublishedPolicy("reject", None), 100),
+    (PublishedPolicy("reject", testing="y"), 0), (PublishedPolicy("quarantine", 20, "y"), 0),
+    (PublishedPolicy("reject", testing="n"), 100), (PublishedPolicy(""), 0), (PublishedPolicy("bogus"), 0), (None, 0),
+    (PublishedPolicy("reject", 250), 100), (PublishedPolicy("reject", -5), 0),
 ])
 def test_policy_strength_scales_the_step_above_none_by_pct_and_testing_counts_as_none(policy, strength):
     assert policy_strength(policy) == strength
 
 
 @pytest.mark.parametrize("policy, name", [
-    (Policy("reject"), "reject"), (Policy("quarantine"), "quarantine"), (Policy(""), "none"),
-    (Policy("bogus"), "none"), (None, "none"),
+    (PublishedPolicy("reject"), "reject"), (PublishedPolicy("quarantine"), "quarantine"), (PublishedPolicy(""), "none"),
+    (PublishedPolicy("bogus"), "none"), (None, "none"),
 ])
 def test_policy_name_is_an_enum_value(policy, name):
     assert policy_name(policy) == name

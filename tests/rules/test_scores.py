@@ -3,9 +3,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from snapshotter.model import DomainFacts, OrgFacts, Policy, Tally
-from snapshotter.scores import (Cumulative, Ledger, compliance_doc, compliance_score,
-                                policy_as_of, unknown_domain_compliance)
+from rules.scores import (Cumulative, Ledger, compliance_doc, compliance_score,
+                          policy_as_of, unknown_domain_compliance)
+from rules.snapshot_facts import DomainFacts, OrgFacts, PublishedPolicy, SpanTally
 
 TODAY = date(2026, 3, 31)
 
@@ -15,45 +15,45 @@ def day(n):
 
 
 @pytest.mark.parametrize("tally, strength, expected", [
-    (Tally(100, 100, 100, 100), 100, 100.0),
-    (Tally(100, 100, 100, 100), 0, 80.0),
-    (Tally(100, 50, 100, 0), 50, 50.0),          # 0.4*50 + 0.2*100 + 0 + 0.2*50
-    (Tally(3, 1, 2, 3), 25, 51.67),              # 13.33 + 13.33 + 20 + 5
-    (Tally(0, 0, 0, 0), 100, 20.0),              # zero messages: only the policy counts
-    (Tally(100, 97, 97, 97), 100, 97.6),
-    (Tally(10000, 9699, 9699, 9699), 97, 96.99),
-    (Tally(100, 97, 97, 97), 97, 97.0),
+    (SpanTally(100, 100, 100, 100), 100, 100.0),
+    (SpanTally(100, 100, 100, 100), 0, 80.0),
+    (SpanTally(100, 50, 100, 0), 50, 50.0),          # 0.4*50 + 0.2*100 + 0 + 0.2*50
+    (SpanTally(3, 1, 2, 3), 25, 51.67),              # 13.33 + 13.33 + 20 + 5
+    (SpanTally(0, 0, 0, 0), 100, 20.0),              # zero messages: only the policy counts
+    (SpanTally(100, 97, 97, 97), 100, 97.6),
+    (SpanTally(10000, 9699, 9699, 9699), 97, 96.99),
+    (SpanTally(100, 97, 97, 97), 97, 97.0),
 ])
 def test_compliance_score_weighs_compliance_04_and_spf_dkim_policy_02(tally, strength, expected):
     assert compliance_score(tally, strength) == expected
 
 
 def test_cumulative_window_sums_only_days_inside_the_window():
-    c = Cumulative({day(0): Tally(1), day(5): Tally(10), day(40): Tally(100)})
+    c = Cumulative({day(0): SpanTally(1), day(5): SpanTally(10), day(40): SpanTally(100)})
     assert c.between(day(29), day(0)).messages == 11
     assert c.between(day(40), day(40)).messages == 100
     assert c.between(day(3), day(1)).messages == 0
 
 
 def test_policy_as_of_takes_the_latest_report_on_or_before_the_day():
-    policies = [(day(10), Policy("none")), (day(3), Policy("reject"))]
+    policies = [(day(10), PublishedPolicy("none")), (day(3), PublishedPolicy("reject"))]
     assert policy_as_of(policies, day(11)) is None
-    assert policy_as_of(policies, day(4)) == Policy("none")
-    assert policy_as_of(policies, day(3)) == Policy("reject")
+    assert policy_as_of(policies, day(4)) == PublishedPolicy("none")
+    assert policy_as_of(policies, day(3)) == PublishedPolicy("reject")
 
 
 def facts(**domains):
     return OrgFacts(today=TODAY, domains={n: d for n, d in domains.items()})
 
 
-def domain(name, days, policy=Policy("reject")):
+def domain(name, days, policy=PublishedPolicy("reject")):
     return DomainFacts(name, days=days, policies=[(min(days), policy)] if days else [],
                        last_report_day=max(days) if days else None)
 
 
 def test_organization_rates_are_message_weighted_and_policy_strength_a_plain_average():
-    f = facts(**{"a.example": domain("a.example", {day(1): Tally(900, 900, 900, 900)}),
-                 "b.example": domain("b.example", {day(2): Tally(100, 0, 0, 0)}, Policy("none")),
+    f = facts(**{"a.example": domain("a.example", {day(1): SpanTally(900, 900, 900, 900)}),
+                 "b.example": domain("b.example", {day(2): SpanTally(100, 0, 0, 0)}, PublishedPolicy("none")),
                  "c.example": DomainFacts("c.example")})
     doc = compliance_doc(Ledger(f))
     assert doc["compliance_rate"] == 90.0 and doc["spf_pass_rate"] == 90.0
@@ -65,15 +65,15 @@ def test_organization_rates_are_message_weighted_and_policy_strength_a_plain_ave
 
 
 def test_reports_older_than_the_30_day_window_do_not_count_in_the_score():
-    f = facts(**{"a.example": domain("a.example", {day(30): Tally(50, 0, 0, 0, reports=1),
-                                                   day(29): Tally(10, 10, 10, 10, reports=2)})})
+    f = facts(**{"a.example": domain("a.example", {day(30): SpanTally(50, 0, 0, 0, reports=1),
+                                                   day(29): SpanTally(10, 10, 10, 10, reports=2)})})
     doc = compliance_doc(Ledger(f), "a.example")
     assert doc["total_messages"] == 10 and doc["total_reports"] == 2
     assert doc["compliance_rate"] == 100.0
 
 
 def test_domain_with_reports_only_before_the_window_is_not_scored():
-    f = facts(**{"a.example": domain("a.example", {day(45): Tally(50, 50, 50, 50)})})
+    f = facts(**{"a.example": domain("a.example", {day(45): SpanTally(50, 50, 50, 50)})})
     doc = compliance_doc(Ledger(f), "a.example")
     assert doc["overall_score"] == 0.0 and doc["total_messages"] == 0 and doc["grade"] == "N/A"
     assert Ledger(f).domain("a.example").last_report == day(45)
@@ -92,15 +92,15 @@ def test_a_domain_without_data_gets_the_zero_body_naming_it():
 
 
 def test_policy_strength_averages_only_the_domains_with_reports_in_the_window():
-    f = facts(**{"a.example": domain("a.example", {day(1): Tally(10, 10, 10, 10)}),
-                 "quiet.example": domain("quiet.example", {day(45): Tally(5, 0, 0, 0)},
-                                         Policy("none"))})
+    f = facts(**{"a.example": domain("a.example", {day(1): SpanTally(10, 10, 10, 10)}),
+                 "quiet.example": domain("quiet.example", {day(45): SpanTally(5, 0, 0, 0)},
+                                         PublishedPolicy("none"))})
     assert compliance_doc(Ledger(f))["policy_strength"] == 100.0
 
 
 def test_a_domain_gone_quiet_counts_nowhere_in_the_organizations_score():
-    quiet = domain("quiet.example", {day(45): Tally(50, 0, 0, 0)}, Policy("none"))
-    active = domain("a.example", {day(1): Tally(10, 10, 10, 10)})
+    quiet = domain("quiet.example", {day(45): SpanTally(50, 0, 0, 0)}, PublishedPolicy("none"))
+    active = domain("a.example", {day(1): SpanTally(10, 10, 10, 10)})
     both = Ledger(facts(**{"a.example": active, "quiet.example": quiet}))
     alone = Ledger(facts(**{"a.example": active}))
     assert both.org().score == alone.org().score == 100.0

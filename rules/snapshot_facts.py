@@ -1,4 +1,4 @@
-"""Plain values the pure snapshot functions take: counts per day, policies, senders, items."""
+"""Plain values the snapshots are computed from: counts per day, policies, senders, items."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,7 +11,7 @@ EVENT_SEVERITY = {"critical": "high", "warning": "medium", "info": "low"}
 
 
 @dataclass(frozen=True, slots=True)
-class Tally:
+class SpanTally:
     """Additive message counts for a span of days (aligned passes as `spf` / `dkim`)."""
     messages: int = 0
     compliant: int = 0
@@ -20,18 +20,18 @@ class Tally:
     forwarded: int = 0
     reports: int = 0
 
-    def __add__(self, other: "Tally") -> "Tally":
-        return Tally(self.messages + other.messages, self.compliant + other.compliant,
-                     self.spf + other.spf, self.dkim + other.dkim,
-                     self.forwarded + other.forwarded, self.reports + other.reports)
+    def __add__(self, other: "SpanTally") -> "SpanTally":
+        return SpanTally(self.messages + other.messages, self.compliant + other.compliant,
+                         self.spf + other.spf, self.dkim + other.dkim,
+                         self.forwarded + other.forwarded, self.reports + other.reports)
 
-    def __sub__(self, other: "Tally") -> "Tally":
-        return Tally(self.messages - other.messages, self.compliant - other.compliant,
-                     self.spf - other.spf, self.dkim - other.dkim,
-                     self.forwarded - other.forwarded, self.reports - other.reports)
+    def __sub__(self, other: "SpanTally") -> "SpanTally":
+        return SpanTally(self.messages - other.messages, self.compliant - other.compliant,
+                         self.spf - other.spf, self.dkim - other.dkim,
+                         self.forwarded - other.forwarded, self.reports - other.reports)
 
 
-ZERO = Tally()
+ZERO = SpanTally()
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +45,7 @@ class TlsTally:
 
 
 @dataclass(frozen=True, slots=True)
-class Policy:
+class PublishedPolicy:
     """The DMARC policy a report published: p, pct (None = 100) and testing (t=y)."""
     p: str = ""
     pct: int | None = None
@@ -81,8 +81,8 @@ class DomainFacts:
     """What is known of one domain: per-day tallies, policies seen, senders, open items, DNS."""
     name: str
     monitored: bool = True
-    days: dict[date, Tally] = field(default_factory=dict)
-    policies: list[tuple[date, Policy]] = field(default_factory=list)   # oldest first
+    days: dict[date, SpanTally] = field(default_factory=dict)
+    policies: list[tuple[date, PublishedPolicy]] = field(default_factory=list)   # oldest first
     last_report_day: date | None = None
     senders: list[Sender] = field(default_factory=list)                 # busiest first
     items: list[Item] = field(default_factory=list)
