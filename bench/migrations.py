@@ -60,15 +60,16 @@ def release_tree(commit: str, folder: pathlib.Path) -> pathlib.Path:
 
 
 # Schema 9's report and record columns. A copy's ids start with its number and its dedupe key
-# with it (every ULID of this decade starts with "01"), so copies never meet the originals.
+# with it (every ULID of this decade starts with "01"), and its report id ends with it, so
+# copies never meet the originals, whatever a later release's duplicate key is made of.
 COPY_REPORTS = """
 INSERT INTO report (id, org_id, dedupe_key, version, org_name, email, extra_contact_info,
     report_id, date_begin, date_end, day_begin, day_end, errors, generator, domain, adkim, aspf,
     p, sp, np, pct, fo, testing, psd, discovery_method, total_messages, compliant_messages,
     compliance_rate, record_count, failure_summary, parse_warnings, received_at)
 SELECT printf('%02d', ?) || substr(id, 3), org_id, printf('%02d', ?) || dedupe_key,
-    version, org_name, email, extra_contact_info, report_id, date_begin, date_end, day_begin,
-    day_end, errors, generator, domain, adkim, aspf, p, sp, np, pct, fo, testing, psd,
+    version, org_name, email, extra_contact_info, report_id || '-copy' || printf('%02d', ?),
+    date_begin, date_end, day_begin, day_end, errors, generator, domain, adkim, aspf, p, sp, np, pct, fo, testing, psd,
     discovery_method, total_messages, compliant_messages, compliance_rate, record_count,
     failure_summary, parse_warnings, received_at
 FROM report WHERE substr(id, 1, 2) = '01'
@@ -90,7 +91,7 @@ def copy_up_to(path: pathlib.Path, records: int) -> None:
         filled = con.execute("SELECT count(*) FROM record").fetchone()[0]
         copies = -(-records // filled) - 1
         for number in range(2, 2 + copies):
-            con.execute(COPY_REPORTS, (number, number))
+            con.execute(COPY_REPORTS, (number, number, number))
             con.execute(COPY_RECORDS, (number,))
             con.commit()
 

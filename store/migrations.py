@@ -244,21 +244,25 @@ def _source_search(database):
 def _keys_with_the_period(database):
     """Reports' duplicate key gains the period, recomputed from each stored report; their
     content digest stays unknown (""), so a copy of one is still a plain duplicate. Fetched
-    messages being read get their table."""
-    _add_columns(database, Report, [Report.content_digest])
+    messages being read get their table. A page of reports per transaction (this step runs in
+    its own, see PAGED), so ingest and the jobs wait at most one page for the write lock; run
+    again after a crash, it recomputes the same keys."""
+    with database.atomic():
+        _add_columns(database, Report, [Report.content_digest])
+        database.create_tables([IntakeAttempt], safe=True)
     columns = (Report.id, Report.org_name, Report.report_id, Report.domain, Report.date_begin,
                Report.date_end)
     last = ""
     while True:     # in pages by id: no cursor stays open over the rows being updated
-        page = list(Report.select(*columns).where(Report.id > last).order_by(Report.id)
-                    .limit(1000).tuples())
-        for report, org_name, report_id, domain, begin, end in page:
-            key = dedupe_key(org_name, report_id, domain, begin, end)
-            Report.update(dedupe_key=key).where(Report.id == report).execute()
+        with database.atomic():
+            page = list(Report.select(*columns).where(Report.id > last).order_by(Report.id)
+                        .limit(1000).tuples())
+            for report, org_name, report_id, domain, begin, end in page:
+                key = dedupe_key(org_name, report_id, domain, begin, end)
+                Report.update(dedupe_key=key).where(Report.id == report).execute()
         if len(page) < 1000:
             break
         last = page[-1][0]
-    database.create_tables([IntakeAttempt], safe=True)
 
 
 def _ingest_writes_once(database):
@@ -318,6 +322,11 @@ def described(version: int, description: str) -> str:
     return description
 
 
+# Steps over every report that commit a page at a time rather than hold the write lock for
+# the whole table; each is safe to run again, so a crash part way leaves it to the next init.
+PAGED = {_keys_with_the_period}
+
+
 def current_version(database) -> int:
     if not database.table_exists(SchemaVersion._meta.table_name):
         return 0
@@ -341,8 +350,11 @@ def migrate(database) -> list[tuple[int, str]]:
     for version, description, step in MIGRATIONS:
         if version in done:
             continue
-        with database.atomic():
+        if step in PAGED:
             step(database)
+        with database.atomic():
+            if step not in PAGED:
+                step(database)
             SchemaVersion.create(version=version, description=described(version, description))
         applied.append((version, described(version, description)))
     # The counters' file can be lost or replaced on its own (it holds counts only).
