@@ -4,13 +4,13 @@ from __future__ import annotations
 import logging
 
 import peewee
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, request
 from playhouse.pool import MaxConnectionsExceeded
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from werkzeug.http import HTTP_STATUS_CODES
 
 from store.encoding import dumps
-from webapp import instruments, request_log
+from webapp import connections, instruments, request_log
 
 log = logging.getLogger("rua.webapp")
 
@@ -86,7 +86,7 @@ def _unexpected(exc: Exception) -> Response:
     if isinstance(exc, HTTPException):
         return _http_error(exc)
     if isinstance(exc, UNAVAILABLE):
-        g.rua_storage_failed = True     # webapp.connections drops the connection afterwards
+        connections.drop_failed(current_app)
     return render(exc, request.environ)
 
 

@@ -26,7 +26,7 @@ from types import SimpleNamespace
 from peewee import DatabaseError, InterfaceError
 
 from store.versioned import data_version
-from webapp import answer_headers, errors, health, params, quota, snapshot_answers
+from webapp import answer_headers, connections, errors, health, params, quota, snapshot_answers
 from webapp.errors import ApiError
 from webapp.snapshot_answers import CONDITIONS
 
@@ -132,5 +132,5 @@ class SnapshotLane:
             response.headers.extend(quota.headers(verdict))
         answer_headers.add(response)
         if isinstance(error, errors.UNAVAILABLE):
-            self.database.close()       # as webapp.connections drops a connection that failed
+            connections.drop_failed(self.app)
         return response.status, response.headers.to_wsgi_list(), response.get_data()

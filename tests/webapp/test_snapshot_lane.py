@@ -359,6 +359,9 @@ def test_storage_failing_after_a_snapshot_request_was_counted_is_503_and_counted
         other.close()
     assert_error(resp, 503, "storage_unavailable")
     assert usage.hour_counts(stored.id, HOUR)[0] == 900
+    # Once the other writer is gone, the next request is answered and counted.
+    assert get(client, OVERVIEW, lane_key).status_code == 200
+    assert usage.hour_counts(stored.id, HOUR)[0] == 901
 
 
 def test_a_plan_that_no_longer_resolves_is_503_plan_unavailable(
