@@ -73,15 +73,6 @@ class Authenticator:
         digest = _digest_of(header)
         return _admitted(self._keys.get(version, digest, lambda: _lookup(digest)), now)
 
-    def known(self, header: str | None, now: datetime, version) -> Principal | None:
-        """The caller, when its key is known from an earlier request at this store version and
-        admitted now; None when it is not known or refused (the full path then says why)."""
-        try:
-            entry = self._keys.peek(version, _digest_of(header))
-            return None if entry is None else _admitted(entry, now)
-        except ApiError:
-            return None
-
 
 def _digest_of(header: str | None) -> str:
     """The digest of the bearer key the header carries; 401 when there is none to look up."""

@@ -15,6 +15,12 @@ def open_for_request(app: Flask, ctx) -> None:
     app.extensions["rua.connections"](ctx)
 
 
+def drop_failed(app: Flask) -> None:
+    """After storage failed: the worker's own connection is closed, so the next request opens
+    a fresh one (a connection a caller holds, e.g. a test, stays)."""
+    app.extensions["rua.connections.drop"]()
+
+
 def register(app: Flask, database) -> None:
     """Open a connection per request (after routing, see open_for_request) and give it back in
     teardown.
@@ -33,19 +39,27 @@ def register(app: Flask, database) -> None:
         # What webapp caches (keys, snapshots) may reuse from earlier requests, read once here.
         ctx.store_version = data_version(database) if keep else None
 
+    def own() -> bool:
+        """The open connection is the one this worker keeps (SQLite)."""
+        return (keep and not database.is_closed()
+                and getattr(kept, "connection", None) is database.connection())
+
+    def drop():
+        if own():
+            database.close()
+            kept.connection = None
+
     def give_back(_exc):
         if database.is_closed():
             return
         # Only our own connection is closed (a caller, e.g. a test, may hold its own).
-        ours = g.pop("rua_opened", False) or (
-            keep and getattr(kept, "connection", None) is database.connection())
-        if ours and (not keep or g.pop("rua_storage_failed", False)):
-            database.close()            # pooled, or a connection that failed is not kept
-            kept.connection = None
+        if g.pop("rua_opened", False) and not keep:
+            database.close()            # pooled: back to the pool
         elif database.in_transaction():
             database.rollback()         # never carry an open transaction into the next request
 
     app.extensions["rua.connections"] = connect
+    app.extensions["rua.connections.drop"] = drop
     app.teardown_request(give_back)
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 import logging
 
 import peewee
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, request
 from playhouse.pool import MaxConnectionsExceeded
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from werkzeug.http import HTTP_STATUS_CODES
 
 from store.encoding import dumps
-from webapp import instruments, request_log
+from webapp import connections, instruments, request_log
 
 log = logging.getLogger("rua.webapp")
 
@@ -66,26 +66,28 @@ def _http_error(exc: HTTPException) -> Response:
     return error_response(status, HTTP_STATUS_CODES.get(status, "error").lower().replace(" ", "_"))
 
 
-def _request_id() -> str:
-    return request_log.request_id(request.environ)
-
-
-def _unavailable(exc: Exception) -> Response:
-    g.rua_storage_failed = True         # webapp.connections drops the connection afterwards
-    rid = _request_id()
-    log.warning("storage unavailable request_id=%s %s: %s", rid, type(exc).__name__, exc)
-    return error_response(503, "storage_unavailable", {"Retry-After": "1", "X-Request-Id": rid})
+def render(exc: Exception, environ) -> Response:
+    """The answer to an error met while answering the request of this WSGI environ: a refusal
+    (ApiError), storage failing (503) or anything unexpected (500)."""
+    if isinstance(exc, ApiError):
+        return _api_error(exc)
+    rid = request_log.request_id(environ)
+    if isinstance(exc, UNAVAILABLE):
+        log.warning("storage unavailable request_id=%s %s: %s", rid, type(exc).__name__, exc)
+        return error_response(503, "storage_unavailable",
+                              {"Retry-After": "1", "X-Request-Id": rid})
+    # The traceback goes to the log under the request id, never into the body.
+    log.error("internal error request_id=%s %s %s", rid, environ.get("REQUEST_METHOD"),
+              environ.get("PATH_INFO"), exc_info=exc)
+    return error_response(500, "internal_error", {"X-Request-Id": rid})
 
 
 def _unexpected(exc: Exception) -> Response:
     if isinstance(exc, HTTPException):
         return _http_error(exc)
     if isinstance(exc, UNAVAILABLE):
-        return _unavailable(exc)
-    rid = _request_id()
-    # The traceback goes to the log under the request id, never into the body.
-    log.error("internal error request_id=%s %s %s", rid, request.method, request.path, exc_info=exc)
-    return error_response(500, "internal_error", {"X-Request-Id": rid})
+        connections.drop_failed(current_app)
+    return render(exc, request.environ)
 
 
 def register(app: Flask) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import current_app, g, request
 
-from webapp import connections, quota, snapshot_lane
+from webapp import connections, quota
 
 
 def public(view):
@@ -23,12 +23,6 @@ def gatekeep():
     if getattr(app.view_functions.get(req.endpoint), "public", False):
         return
     connections.open_for_request(app, ctx)
-    lane = req.environ.get(snapshot_lane.METERED)
-    if lane is not None:
-        # The snapshot lane metered this request and met an error (a refusal, storage failing):
-        # rendered here, as if metered here, and not counted again.
-        ctx.now, ctx.principal, ctx.quota = lane.now, lane.principal, lane.quota
-        raise lane.error
     ctx.now = now = app.config["RUA_CLOCK"]()
     auth, header = app.extensions["rua.auth"], req.headers.get("Authorization")
     ctx.principal = principal = auth.authenticate(header, now, ctx.store_version)

@@ -25,16 +25,12 @@ def show(domain):
     name = params.domain(domain)
     # Checked on every request, not only when the snapshot is missing: a domain removed since
     # the last refresh must not keep answering from its old snapshot.
-    if not _monitored(g.principal.org_id, name):
+    if not monitored(g.principal.org_id, name, g.store_version):
         raise ApiError(404, "domain_not_monitored")
     return serve(fetch("health", name))
 
 
-def _monitored(org_id: str, name: str) -> bool:
-    return _MONITORED_KNOWN.get(g.store_version, (org_id, name),
-                     lambda: bool(_MONITORED.run(org_id=org_id, name=name)))
-
-
-def known_monitored(org_id: str, name: str, version) -> bool:
-    """True when an earlier request at this store version found the domain monitored."""
-    return _MONITORED_KNOWN.peek(version, (org_id, name)) is True
+def monitored(org_id: str, name: str, version) -> bool:
+    """The organization monitors the domain; kept while the store's version holds."""
+    return _MONITORED_KNOWN.get(version, (org_id, name),
+                                lambda: bool(_MONITORED.run(org_id=org_id, name=name)))

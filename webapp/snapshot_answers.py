@@ -19,7 +19,6 @@ from store import snapshots
 from store.compiled import Compiled
 from store.models import Domain, DomainDay, Organization
 from store.versioned import VersionCache
-from webapp.answer_headers import NOSNIFF
 from webapp.errors import ApiError
 
 # The request headers that can make an answer 304 or 412; without any, it is a plain 200.
@@ -29,8 +28,7 @@ CONDITIONS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_IF_MATCH",
 
 def respond(body: bytes, etag: str | None = None, computed_at=None) -> Response:
     """The bytes as given, validators attached; 304 when the client's copy is current."""
-    response = Response(body, mimetype="application/json",
-                        headers=list(_validators(etag or snapshots.etag_of(body), computed_at)))
+    response = Response(body, headers=headers(body, etag, computed_at))
     environ = request.environ
     if any(name in environ for name in CONDITIONS):
         return response.make_conditional(request)
@@ -39,14 +37,19 @@ def respond(body: bytes, etag: str | None = None, computed_at=None) -> Response:
     return response
 
 
+def headers(body: bytes, etag: str | None = None, computed_at=None) -> list:
+    """The headers of a 200 answer with these bytes (a new list the caller may extend)."""
+    return [("Content-Type", "application/json"), ("Content-Length", str(len(body))),
+            *_validators(etag or snapshots.etag_of(body), computed_at)]
+
+
 @functools.lru_cache(maxsize=1024)
 def _validators(etag: str, computed_at) -> tuple:
     """A snapshot's own headers, formatted once per snapshot (served many times until replaced)."""
-    headers = [("ETag", quote_etag(etag))]
+    fields = [("ETag", quote_etag(etag))]
     if computed_at is not None:
-        headers.append(("Last-Modified", http_date(computed_at.replace(tzinfo=timezone.utc))))
-    # The lane answers below Flask, so these carry nosniff themselves.
-    return (*headers, ("Cache-Control", "private, no-cache"), ("Vary", "Authorization"), NOSNIFF)
+        fields.append(("Last-Modified", http_date(computed_at.replace(tzinfo=timezone.utc))))
+    return (*fields, ("Cache-Control", "private, no-cache"), ("Vary", "Authorization"))
 
 
 def serve(snapshot: snapshots.Blob) -> Response:
@@ -61,39 +64,29 @@ def fetch(kind: str, variant: str = "", *, exists=None) -> snapshots.Blob | None
     """The organization's snapshot, computed first when missing or stale; None when it is
     missing and exists() says the variant has nothing to compute (an unknown domain)."""
     org_id, now, version = g.principal.org_id, g.now, g.get("store_version")
-    found = _KNOWN.get(version, (org_id, kind, variant),
-                       lambda: snapshots.get(org_id, kind, variant))
-    # The dirty mark is kept in a tuple, as "never dirty" is None.
-    dirty = lambda: _KNOWN.get(version, org_id, lambda: (_dirty_since(org_id),))  # noqa: E731
-    if found is not None and _fresh(kind, found, now, dirty):
+    found = stored(org_id, kind, variant, version)
+    if found is not None and fresh(org_id, kind, found, now, version):
         return found
     if found is None and exists is not None and not exists():
         return None
     return _compute(kind, variant, found)
 
 
-def known(org_id: str, kind: str, variant: str, now, version) -> snapshots.Blob | None:
-    """The snapshot as known from an earlier request at this store version, when it may be
-    served as it is; None when it is not known or no longer fresh. Never reads the store."""
-    found = _KNOWN.peek(version, (org_id, kind, variant))
-    if found is not None and _fresh(kind, found, now, lambda: _KNOWN.peek(version, org_id)):
-        return found
-    return None
+def stored(org_id: str, kind: str, variant: str, version) -> snapshots.Blob | None:
+    """The stored snapshot, fresh or not; None when there is none. Kept while the store's
+    version holds (store/versioned.py)."""
+    return _KNOWN.get(version, (org_id, kind, variant),
+                      lambda: snapshots.get(org_id, kind, variant))
 
 
-def _fresh(kind: str, snapshot: snapshots.Blob, now, dirty) -> bool:
-    """Young, or nothing changed after it beyond the kind's tolerance; dirty() gives the
-    organization's dirty mark in a 1-tuple (None: not known), asked only of an older one."""
+def fresh(org_id: str, kind: str, snapshot: snapshots.Blob, now, version) -> bool:
+    """Young, or nothing changed after it beyond the kind's tolerance (the organization's dirty
+    mark, asked only of an older one, is kept like the snapshot)."""
     if freshness.young(kind, snapshot.computed_at, now):
         return True
-    mark = dirty()
-    return mark is not None and not freshness.stale(kind, snapshot.computed_at, mark[0], now)
-
-
-def headers(snapshot: snapshots.Blob) -> list:
-    """The headers of a 200 answer with the snapshot's bytes (a list the caller may extend)."""
-    return [("Content-Type", "application/json"), ("Content-Length", str(len(snapshot.body))),
-            *_validators(snapshot.etag, snapshot.computed_at)]
+    # The dirty mark is kept in a tuple, as "never dirty" is None.
+    mark = _KNOWN.get(version, org_id, lambda: (_dirty_since(org_id),))[0]
+    return not freshness.stale(kind, snapshot.computed_at, mark, now)
 
 
 def _compute(kind: str, variant: str, stale):

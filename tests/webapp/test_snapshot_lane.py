@@ -121,11 +121,36 @@ def test_a_second_request_for_a_snapshot_is_answered_as_the_first_with_its_own_c
     assert quota_of(by_lane) == quota_fields(plan, 2, 2 if heavy else None)
 
 
-def test_the_lane_answers_a_known_snapshot_without_flask(client, lane_key, flask_handled, lane):
+def test_the_lane_answers_a_stored_fresh_snapshot_without_flask(
+        client, lane_key, flask_handled, lane):
     if lane == "Flask alone":
         pytest.skip("nothing answers below Flask")
     assert [get(client, OVERVIEW, lane_key).status_code for _ in range(3)] == [200] * 3
-    assert len(flask_handled) == 1
+    assert flask_handled == []
+
+
+def test_a_snapshot_not_stored_yet_is_computed_once_and_then_served(
+        client, clock, flask_handled, lane):
+    clock.now = NOW
+    org = make_org(plan="team")
+    report_on(org, "example.com", TODAY, [{"count": 8}])
+    _, key = used_key(org)
+    responses = [get(client, OVERVIEW, key) for _ in range(3)]
+    assert [r.status_code for r in responses] == [200] * 3
+    assert len({r.get_data() for r in responses}) == 1
+    assert snapshots.get(org.id, "overview", "") is not None
+    assert usage.hour_counts(org.id, HOUR) == (3, 0, 0)
+    # Flask computes it; after that write the lane serves it (Flask alone: all three).
+    assert len(flask_handled) == (1 if lane == "with the lane" else 3)
+
+
+def test_a_key_used_for_the_first_time_records_its_use_and_is_answered(client, stored):
+    row, plaintext = make_key(stored, role="owner")
+    responses = [get(client, OVERVIEW, plaintext) for _ in range(2)]
+    assert [r.status_code for r in responses] == [200, 200]
+    assert responses[0].get_data() == responses[1].get_data()
+    assert ApiKey.get_by_id(row.id).last_used_at == NOW
+    assert usage.hour_counts(stored.id, HOUR) == (2, 0, 0)
 
 
 def test_an_uncapped_plan_gets_no_quota_headers_on_a_second_request(client, clock):
@@ -334,6 +359,9 @@ def test_storage_failing_after_a_snapshot_request_was_counted_is_503_and_counted
         other.close()
     assert_error(resp, 503, "storage_unavailable")
     assert usage.hour_counts(stored.id, HOUR)[0] == 900
+    # Once the other writer is gone, the next request is answered and counted.
+    assert get(client, OVERVIEW, lane_key).status_code == 200
+    assert usage.hour_counts(stored.id, HOUR)[0] == 901
 
 
 def test_a_plan_that_no_longer_resolves_is_503_plan_unavailable(
