@@ -16,9 +16,9 @@ CONF = ROOT / "deploy" / "gunicorn.conf.py"
 START_TIMEOUT = 30
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((host, 0))
         return sock.getsockname()[1]
 
 
@@ -52,14 +52,15 @@ def gunicorn_env(config, **extra) -> dict:
     return env
 
 
-def wait_until_listening(process, port: int, output, name: str = "gunicorn") -> None:
-    """Until `process` accepts connections on 127.0.0.1:port; `output()` explains an early exit."""
+def wait_until_listening(process, port: int, output, name: str = "gunicorn",
+                         host: str = "127.0.0.1") -> None:
+    """Until `process` accepts connections on host:port; `output()` explains an early exit."""
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise AssertionError(f"{name} exited with {process.returncode}: {output()}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            with socket.create_connection((host, port), timeout=0.2):
                 return
         except OSError:
             time.sleep(0.1)
@@ -68,12 +69,19 @@ def wait_until_listening(process, port: int, output, name: str = "gunicorn") -> 
 
 @contextlib.contextmanager
 def running_gunicorn(config, log: pathlib.Path, *args: str, **settings: str):
-    """gunicorn on a free port until the block ends: yields (API base URL, process)."""
-    port = free_port()
-    env = gunicorn_env(config, RUA_BIND=f"127.0.0.1:{port}", **settings)
+    """gunicorn on a free port until the block ends: yields (API base URL, process). The test
+    binds the socket and hands it over (fd://), so no other process can take the port between
+    finding it free and gunicorn listening on it (as when two suites run side by side)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    port = listener.getsockname()[1]
+    env = gunicorn_env(config, RUA_BIND=f"fd://{listener.fileno()}", **settings)
     with open(log, "w") as out:
         process = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(CONF), *args],
-                                   cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+                                   cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                   pass_fds=(listener.fileno(),))
+    listener.close()
     try:
         wait_until_listening(process, port, log.read_text)
         yield f"http://127.0.0.1:{port}/api/v1", process

@@ -23,6 +23,9 @@ EXAMPLE = ROOT / "deploy" / "nginx.conf.example"
 # The client connects from another loopback address than nginx's own hop to gunicorn
 # (127.0.0.1), so the address the app sees tells the two apart.
 CLIENT = "127.0.0.2"
+# nginx listens on a loopback address of its own: a port found free on 127.0.0.1 can be taken
+# by another suite's server before nginx binds it, and the test would then talk to that one.
+NGINX = "127.0.0.80"
 HOST = "reports.example.net"
 
 MAIN = """\
@@ -59,8 +62,8 @@ def site(tmp: pathlib.Path, http_port: int, https_port: int, upstream: int, cert
     text = EXAMPLE.read_text()
     text = replace(text, "    listen [::]:80;\n", "")
     text = replace(text, "    listen [::]:443 ssl http2;\n", "")
-    text = replace(text, "listen 80;", f"listen 127.0.0.1:{http_port};")
-    text = replace(text, "listen 443 ssl http2;", f"listen 127.0.0.1:{https_port} ssl http2;")
+    text = replace(text, "listen 80;", f"listen {NGINX}:{http_port};")
+    text = replace(text, "listen 443 ssl http2;", f"listen {NGINX}:{https_port} ssl http2;")
     text = replace(text, "server 127.0.0.1:8000;", f"server 127.0.0.1:{upstream};")
     text = replace(text, f"/etc/letsencrypt/live/{HOST}/fullchain.pem", str(cert["chain"]))
     text = replace(text, f"/etc/letsencrypt/live/{HOST}/privkey.pem", str(cert["key"]))
@@ -72,13 +75,13 @@ def proxy(database, config, tmp_path):
     """gunicorn (RUA_PROXIES=1) behind nginx from the example: (https port, http port, CA)."""
     binary = nginx_binary()
     ca = trustme.CA()
-    issued = ca.issue_cert(HOST, "127.0.0.1")
+    issued = ca.issue_cert(HOST, NGINX)
     cert = {"chain": tmp_path / "chain.pem", "key": tmp_path / "key.pem"}
     issued.cert_chain_pems[0].write_to_path(str(cert["chain"]))
     for extra in issued.cert_chain_pems[1:]:
         extra.write_to_path(str(cert["chain"]), append=True)
     issued.private_key_pem.write_to_path(str(cert["key"]))
-    http_port, https_port = free_port(), free_port()
+    http_port, https_port = free_port(NGINX), free_port(NGINX)
     with running_gunicorn(config, tmp_path / "gunicorn.log", "tests.deploy.proxied_app:app",
                           RUA_PROXIES="1", RUA_BASE_URL=f"https://{HOST}/api/v1",
                           RUA_METRICS="1") as (base, _):
@@ -95,7 +98,7 @@ def proxy(database, config, tmp_path):
         process = subprocess.Popen([*command, "-g", "daemon off;"], stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
         try:
-            wait_until_listening(process, https_port, name="nginx",
+            wait_until_listening(process, https_port, name="nginx", host=NGINX,
                                  output=lambda: process.stdout.read().decode(errors="replace"))
             yield https_port, http_port, ca
         finally:
@@ -109,10 +112,10 @@ def get(port: int, path: str, ca=None, **headers) -> tuple[int, dict, bytes]:
     if ca is not None:
         context = ssl.create_default_context()
         ca.configure_trust(context)
-        connection = http.client.HTTPSConnection("127.0.0.1", port, timeout=10, context=context,
+        connection = http.client.HTTPSConnection(NGINX, port, timeout=10, context=context,
                                                  source_address=(CLIENT, 0))
     else:
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10,
+        connection = http.client.HTTPConnection(NGINX, port, timeout=10,
                                                 source_address=(CLIENT, 0))
     try:
         connection.request("GET", path, headers={"Host": HOST, **headers})
