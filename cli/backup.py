@@ -22,15 +22,13 @@ def backup(config, path):
     online backup; PATH must not exist. Postgres: checks the server answers and prints the
     pg_dump command to run (the password comes from PGPASSWORD or ~/.pgpass).
     """
+    with open_store(config):
+        pass                            # the store answers and its schema is current
     store_path = sqlite_path(config.database_url)
     if store_path is None:
-        with open_store(config):
-            pass                        # the server answers and the schema is current
         click.echo("the store is on Postgres: back it up with")
         click.echo("  " + shlex.join(postgres_dump_command(config.database_url, path)))
         return
-    with open_store(config):
-        pass                            # a store rua knows, at the current schema
     try:
         copied = backup_sqlite(store_path, path)
     except BackupError as exc:

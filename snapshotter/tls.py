@@ -67,7 +67,7 @@ def tls_failures(domain: str, days: dict[date, TlsTally], today: date) -> tuple[
 def _condition(domain, key, day, tally, share, worst, new_types) -> Condition:
     label = result_label(worst) if worst else "unspecified failures"
     if share > FAILURE_SHARE:
-        title = (f"TLS delivery to {domain} failed for {percent(round(share, 2))} of sessions "
+        title = (f"TLS delivery to {domain} failed for {percent(share)} of sessions "
                  f"({label})")
     else:
         title = f"New TLS failure for {domain}: {label}"
