@@ -17,8 +17,6 @@ add_column and friends), so an existing database is upgraded in place without lo
 """
 from __future__ import annotations
 
-import time
-
 from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
@@ -246,31 +244,24 @@ def _source_search(database):
 def _keys_with_the_period(database):
     """Reports' duplicate key gains the period, recomputed from each stored report; their
     content digest stays unknown (""), so a copy of one is still a plain duplicate. Fetched
-    messages being read get their table. A page of PAGE reports per transaction (this step runs in
-    its own, see PAGED), so ingest and the jobs wait at most one page for the write lock; run
-    again after a crash, it recomputes the same keys."""
-    with database.atomic():
-        if "content_digest" not in {c.name for c in database.get_columns("report")}:
-            # Not through _add_columns: peewee adds a NOT NULL column by filling every row and
-            # then (SQLite) copying the whole table; a constant default needs neither.
-            database.execute_sql(ADD_CONTENT_DIGEST)
-        database.create_tables([IntakeAttempt], safe=True)
+    messages being read get their table."""
+    if "content_digest" not in {c.name for c in database.get_columns("report")}:
+        # Not through _add_columns: peewee adds a NOT NULL column by filling every row and
+        # then (SQLite) copying the whole table; a constant default needs neither.
+        database.execute_sql(ADD_CONTENT_DIGEST)
+    database.create_tables([IntakeAttempt], safe=True)
     columns = (Report.id, Report.org_name, Report.report_id, Report.domain, Report.date_begin,
                Report.date_end)
     last = ""
     while True:     # in pages by id: no cursor stays open over the rows being updated
-        with database.atomic():
-            page = list(Report.select(*columns).where(Report.id > last).order_by(Report.id)
-                        .limit(PAGE).tuples())
-            for report, org_name, report_id, domain, begin, end in page:
-                key = dedupe_key(org_name, report_id, domain, begin, end)
-                Report.update(dedupe_key=key).where(Report.id == report).execute()
-        if len(page) < PAGE:
+        page = list(Report.select(*columns).where(Report.id > last).order_by(Report.id)
+                    .limit(1000).tuples())
+        for report, org_name, report_id, domain, begin, end in page:
+            key = dedupe_key(org_name, report_id, domain, begin, end)
+            Report.update(dedupe_key=key).where(Report.id == report).execute()
+        if len(page) < 1000:
             break
         last = page[-1][0]
-        # SQLite's waiting writers poll every 100 ms at most: without a pause the next page
-        # takes the lock again first, and they wait for the whole table after all.
-        time.sleep(0.1)
 
 
 def _ingest_writes_once(database):
@@ -330,11 +321,8 @@ def described(version: int, description: str) -> str:
     return description
 
 
-# Steps over every report that commit a page at a time rather than hold the write lock for
-# the whole table; each is safe to run again, so a crash part way leaves it to the next init.
-PAGED = {_keys_with_the_period}
-ADD_CONTENT_DIGEST = """ALTER TABLE "report" ADD COLUMN "content_digest" VARCHAR(64) NOT NULL DEFAULT ''"""
-PAGE = 5000     # reports: about a second and a half of the write lock on this machine
+ADD_CONTENT_DIGEST = ("""ALTER TABLE "report" ADD COLUMN "content_digest" VARCHAR(64) """
+                      """NOT NULL DEFAULT ''""")
 
 
 def current_version(database) -> int:
@@ -360,11 +348,8 @@ def migrate(database) -> list[tuple[int, str]]:
     for version, description, step in MIGRATIONS:
         if version in done:
             continue
-        if step in PAGED:
-            step(database)
         with database.atomic():
-            if step not in PAGED:
-                step(database)
+            step(database)
             SchemaVersion.create(version=version, description=described(version, description))
         applied.append((version, described(version, description)))
     # The counters' file can be lost or replaced on its own (it holds counts only).
