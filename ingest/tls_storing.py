@@ -1,28 +1,21 @@
 """Store one parsed TLS report: routed by its policy domains, deduplicated, one transaction."""
 from __future__ import annotations
 
-import hashlib
-
 from peewee import IntegrityError
 
 from ingest import routing
 from ingest.model import ReportError
 from ingest.storing import Stored
+from ingest.tls_report import TlsReport as Parsed
 from rules.rates import rate
 from rules.windows import window_days
-from ingest.tls_report import TlsReport as Parsed
 from store import compiled as sql
-from store import db
+from store import db, events
 from store.clock import utcnow
 from store.models import Organization, TlsDay, TlsPolicy, TlsReport
+from store.report_keys import tls_dedupe_key
 
 _SUMS = (TlsDay.reports, TlsDay.successful_sessions, TlsDay.failed_sessions)
-
-
-def dedupe_key(org_name: str, report_id: str, begin: int, end: int) -> str:
-    """A resent TLS report has the same reporter, report-id and period."""
-    text = "\x00".join((org_name.strip(), report_id.strip(), str(begin), str(end)))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def route(parsed: Parsed) -> Organization:
@@ -53,7 +46,7 @@ def route(parsed: Parsed) -> Organization:
 def store_tls_report(parsed: Parsed, *, org=None, received_at=None, notes=()) -> Stored:
     """Route, dedupe and store one TLS report; ReportError (nothing stored) when it cannot be."""
     target = routing.find_org(org) if org is not None else route(parsed)
-    key = dedupe_key(parsed.org_name, parsed.report_id, parsed.date_begin, parsed.date_end)
+    key = tls_dedupe_key(parsed.org_name, parsed.report_id, parsed.date_begin, parsed.date_end)
     existing = TlsReport.get_or_none(TlsReport.org == target.id, TlsReport.dedupe_key == key)
     if existing is not None:
         return Stored("duplicate", existing)
@@ -97,8 +90,7 @@ def _store(parsed: Parsed, org: Organization, key: str, days, received_at, notes
         report.save(only=[TlsReport.parse_warnings])
     for domain, policies in _by_domain(parsed).items():
         _add_day(org.id, domain, days[2], policies, parsed.date_end)
-    Organization.update(dirty_since=utcnow()).where(
-        Organization.id == org.id, Organization.dirty_since.is_null()).execute()
+    events.mark_dirty(org.id)
     return report
 
 

@@ -11,7 +11,15 @@ WHITESPACE = b" \t\r\n"
 def dedupe_key(org_name: str, report_id: str, domain: str, date_begin: int, date_end: int) -> str:
     """A resent report has the same reporter, report id, policy domain and period; the period
     is part of it because reporters (Google, Mimecast) reuse an id across periods."""
-    parts = (org_name.strip(), report_id.strip(), domain, str(date_begin), str(date_end))
+    return _key(org_name.strip(), report_id.strip(), domain, str(date_begin), str(date_end))
+
+
+def tls_dedupe_key(org_name: str, report_id: str, date_begin: int, date_end: int) -> str:
+    """A resent TLS report has the same reporter, report-id and period."""
+    return _key(org_name.strip(), report_id.strip(), str(date_begin), str(date_end))
+
+
+def _key(*parts: str) -> str:
     return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
