@@ -35,8 +35,9 @@ CEILING = "bare WSGI, constant 2 KB (ceiling)"
 
 def _without_caches():
     """Nothing is kept between requests: the store's version is never known (as on Postgres)."""
-    from webapp import connections
+    from webapp import connections, snapshot_lane
     connections.data_version = lambda database: None
+    snapshot_lane.data_version = lambda database: None
 
 
 def _without_lane(app):

@@ -7,7 +7,8 @@ from ingest.model import ReportError
 from ingest.rollups import ReportTally
 from store.addresses import canonical_ip
 from store import compiled as sql
-from store.models import Record, Source
+from store.models import Record
+from store.source_queries import enrichment
 
 BATCH = 500
 MAX_COUNT = 2**62          # per record and in total: far above any real report, inside BIGINT
@@ -127,8 +128,5 @@ def known_senders(org_id: str, ips) -> dict[str, Sender]:
     wanted = sorted(set(spelled.values()))
     if not wanted:
         return {}
-    rows = (Source.select(Source.ip, Source.service_kind, Source.abuse_status)
-            .where((Source.org == org_id) & Source.ip.in_(wanted)).tuples())
-    known = {ip: sender(kind, status) for ip, kind, status in rows}
+    known = {ip: sender(kind, status) for ip, kind, status in enrichment(org_id, wanted)}
     return {ip: known[canonical] for ip, canonical in spelled.items() if canonical in known}
-

@@ -44,7 +44,7 @@ class Drained:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Attempt:
     error: str | None = None        # None: the receiver accepted it
     not_reached: bool = False       # no exchange with the receiver (NotReached)
     deferred: bool = False          # not tried in this run
@@ -97,7 +97,7 @@ def send_test(channel: NotifyChannel, config) -> str | None:
 
 
 def attempt(channel: NotifyChannel, webhook_id: str, type_: str, data: dict,
-            config) -> Outcome:
+            config) -> Attempt:
     """Send one message to one channel: what became of it."""
     try:
         if channel.kind == "webhook":
@@ -109,10 +109,10 @@ def attempt(channel: NotifyChannel, webhook_id: str, type_: str, data: dict,
             email.send(smtp, email.compose(smtp, channel.target, message.email_subject(data),
                                            message.email_text(data), webhook_id, utcnow()))
     except NotReached as exc:
-        return Outcome(str(exc), not_reached=True)
+        return Attempt(str(exc), not_reached=True)
     except (DeliveryError, ValueError) as exc:
-        return Outcome(str(exc))
-    return Outcome()
+        return Attempt(str(exc))
+    return Attempt()
 
 
 def _lanes(jobs: list[_Job], receivers: dict) -> list[tuple[_Receiver, list[_Job]]]:
@@ -138,7 +138,7 @@ class _Receiver:
     def __init__(self):
         self._lock = threading.Lock()
         self.started: float | None = None
-        self.unreached: Outcome | None = None
+        self.unreached: Attempt | None = None
 
     def start(self) -> float:
         with self._lock:
@@ -146,7 +146,7 @@ class _Receiver:
                 self.started = time.monotonic()
             return self.started
 
-    def note(self, outcome: Outcome) -> None:
+    def note(self, outcome: Attempt) -> None:
         with self._lock:
             if self.unreached is None:
                 self.unreached = outcome
@@ -157,10 +157,10 @@ def _send_lane(receiver: _Receiver, jobs: list[_Job], config, batch_started: flo
     """Send one lane's jobs in order, putting each (job, outcome) on `done` at once."""
     for job in jobs:
         if receiver.unreached is not None:
-            outcome = Outcome(f"{receiver.unreached.error} (not tried again in the same run)",
+            outcome = Attempt(f"{receiver.unreached.error} (not tried again in the same run)",
                               not_reached=True)
         elif not _may_start(receiver.start(), batch_started):
-            outcome = Outcome(deferred=True)
+            outcome = Attempt(deferred=True)
         else:
             outcome = _attempt(job, config)
             if outcome.not_reached:
@@ -168,12 +168,12 @@ def _send_lane(receiver: _Receiver, jobs: list[_Job], config, batch_started: flo
         done.put((job, outcome))
 
 
-def _attempt(job: _Job, config) -> Outcome:
+def _attempt(job: _Job, config) -> Attempt:
     try:
         return attempt(job.channel, job.row.webhook_id, job.type_, job.data, config)
     except Exception:       # a fault here must still give the row an outcome, or drain waits
         log.exception("sending %s failed unexpectedly", job.row.webhook_id)
-        return Outcome("rua could not send it (see rua's log)")
+        return Attempt("rua could not send it (see rua's log)")
 
 
 def _may_start(receiver_started: float, batch_started: float) -> bool:
@@ -182,7 +182,7 @@ def _may_start(receiver_started: float, batch_started: float) -> bool:
     return now - receiver_started < SHARE_SECONDS and lease_left > LEASE_MARGIN_SECONDS
 
 
-def _record(row, token: str, outcome: Outcome, now, totals: Drained) -> None:
+def _record(row, token: str, outcome: Attempt, now, totals: Drained) -> None:
     if outcome.deferred:
         outbox.defer(row.id, token, now + outbox.FIRST_RETRY)
         totals.deferred += 1

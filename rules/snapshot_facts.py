@@ -53,7 +53,7 @@ class PublishedPolicy:
 
 
 @dataclass(frozen=True, slots=True)
-class Sender:
+class TopSender:
     """One source IP's messages for a domain in the scoring window."""
     ip: str
     messages: int
@@ -84,7 +84,7 @@ class DomainFacts:
     days: dict[date, SpanTally] = field(default_factory=dict)
     policies: list[tuple[date, PublishedPolicy]] = field(default_factory=list)   # oldest first
     last_report_day: date | None = None
-    senders: list[Sender] = field(default_factory=list)                 # busiest first
+    senders: list[TopSender] = field(default_factory=list)                 # busiest first
     items: list[Item] = field(default_factory=list)
     dns: dict | None = None          # the last live DNS check per kind; None = never checked
     inherited_from: str = ""         # organizational parent whose record covers the domain

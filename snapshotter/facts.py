@@ -6,7 +6,7 @@ from datetime import date, timedelta
 from peewee import fn
 
 from rules.snapshot_facts import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
-                                  OrgFacts, PublishedPolicy, Sender, SpanTally, TlsTally)
+                                  OrgFacts, PublishedPolicy, TopSender, SpanTally, TlsTally)
 from snapshotter import day_totals, dns
 from store import db, snapshots
 from store.clock import stored_date
@@ -159,7 +159,7 @@ def _add_senders(org_id: str, facts: OrgFacts, name: str | None = None):
         services.update((ip, rest) for ip, *rest in query)
     for name, rows in kept.items():
         d = facts.domains.setdefault(name, DomainFacts(name, monitored=False))
-        d.senders = [Sender(ip, messages, spf, dkim, *services.get(ip, (None, None, None)))
+        d.senders = [TopSender(ip, messages, spf, dkim, *services.get(ip, (None, None, None)))
                      for messages, ip, spf, dkim in rows]
 
 

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from rules.grades import grade, health_state, policy_name, whole
 from rules.scores import Ledger, Scored
-from rules.snapshot_facts import SEVERITY_RANK, WINDOW_DAYS, Item, Sender
+from rules.snapshot_facts import SEVERITY_RANK, WINDOW_DAYS, Item, TopSender
 from snapshotter import dns, tls
 from snapshotter.trends import last_day, sparkline
 from snapshotter.verdicts import domain_verdict, percent
@@ -64,7 +64,7 @@ def item_body(item: Item) -> dict:
     return body
 
 
-def sender_body(sender: Sender) -> dict:
+def sender_body(sender: TopSender) -> dict:
     body = {"ip": sender.ip, "count": sender.messages,
             "spf_result": "pass" if 2 * sender.spf >= sender.messages else "fail",
             "dkim_result": "pass" if 2 * sender.dkim >= sender.messages else "fail"}

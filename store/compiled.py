@@ -131,6 +131,18 @@ def execute(key, build, params=()):
     return db.execute_sql(statement(key, build), params)
 
 
+def rows_among(fields, owner, owner_id, key, keys: list) -> list[tuple]:
+    """`fields` of the rows whose `owner` column is owner_id and whose `key` is among keys (one
+    model's columns), with a ? per key: peewee spends about 9 us on each value of an IN list,
+    more than the query costs when the list is long."""
+    def build():
+        selected = ", ".join(name(f) for f in fields)
+        return (f"SELECT {selected} FROM {table(owner.model)} WHERE {name(owner)} = ? "
+                f"AND {name(key)} IN ({', '.join(['?'] * len(keys))})")
+    tag = ("rows among", *(f.column_name for f in fields), owner.column_name, key.column_name)
+    return execute(tag + (len(keys),), build, [owner_id, *keys]).fetchall()
+
+
 def columns(model) -> list:
     """The model's fields in the order `SELECT *` gives them (model.select() with no fields)."""
     return model._meta.sorted_fields

@@ -9,7 +9,7 @@ from peewee import JOIN, fn
 
 from store.addresses import canonical_ip
 from store.clock import FIRST_REPORT_DAY, stored_date, to_epoch
-from store.compiled import Compiled, raw_rows
+from store.compiled import Compiled, raw_rows, rows_among
 from store.models import DomainDay, Record, Report, Source
 
 ONE_DAY = timedelta(days=1)
@@ -268,6 +268,11 @@ class RecordPages:
         self.org_id, self.report_id, self.size = org_id, report_id, size
         self.first, self.after_first = self._page(-1)
 
+    @property
+    def single(self) -> bool:
+        """The report's records are all in the first page."""
+        return self.after_first is None
+
     def _page(self, after: int) -> tuple[list[RecordRow], int | None]:
         """(the page's records, the ordinal to read on from; None after the last page)."""
         rows = _RECORD_PAGE.run(id=self.report_id, org=self.org_id, after=after, size=self.size)
@@ -287,18 +292,19 @@ class RecordPages:
 def _respelled(org_id: str, rows: list[RecordRow]) -> list[RecordRow]:
     """Rows with their Source row's columns; a record giving another spelling of its address
     is matched by its canonical text, in one more query and only when there is one."""
-    respelled = {row.source_ip for row in rows
-                 if row.sender.slug is None and canonical_ip(row.source_ip) != row.source_ip}
+    canonical = {row.source_ip: canonical_ip(row.source_ip) for row in rows
+                 if row.sender.slug is None}
+    respelled = {ip: text for ip, text in canonical.items() if text != ip}
     if not respelled:
         return rows
-    wanted = sorted({canonical_ip(ip) for ip in respelled})
-    known = {ip: SenderRow._make(rest) for ip, *rest in Source.select(Source.ip, *SENDER_COLUMNS)
-             .where(Source.org == org_id, Source.ip.in_(wanted)).tuples()}
+    wanted = sorted(set(respelled.values()))
+    found_rows = rows_among((Source.ip, *SENDER_COLUMNS), Source.org, org_id, Source.ip, wanted)
+    known = {ip: SenderRow._make(rest) for ip, *rest in found_rows}
     found = []
     for row in rows:
-        canonical = canonical_ip(row.source_ip)
-        if row.source_ip in respelled and canonical in known:
-            row = row._replace(sender=known[canonical])
+        text = respelled.get(row.source_ip)
+        if text in known:
+            row = row._replace(sender=known[text])
         found.append(row)
     return found
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from peewee import fn
 
+from store import compiled as sql
 from store.models import DailyRollup, Source, SourceDomain
 
 SORTS = ("total_messages", "source_ip", "first_seen", "last_seen", "compliance",
@@ -132,3 +133,10 @@ def timeline(org_id: str, ip: str) -> list[tuple]:
                 .where(DailyRollup.org == org_id, DailyRollup.source_ip == ip)
                 .group_by(DailyRollup.day).order_by(DailyRollup.day).tuples())
 
+
+
+def enrichment(org_id: str, ips: list[str]) -> list[tuple]:
+    """(ip, service kind, abuse status) of the organization's Source rows among ips, as ingest
+    classifies records."""
+    fields = (Source.ip, Source.service_kind, Source.abuse_status)
+    return sql.rows_among(fields, Source.org, org_id, Source.ip, ips)

@@ -4,7 +4,7 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from rules.scores import Ledger
-from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, Sender, SpanTally
+from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, TopSender, SpanTally
 from snapshotter import dns
 from snapshotter.health import health_doc, health_score
 
@@ -100,8 +100,8 @@ def test_empty_state_is_not_healthy_while_any_record_is_in_error():
 
 
 def test_health_fields_follow_the_contract():
-    senders = [Sender("192.0.2.1", 90, 90, 10, "Example Mail", "example-mail", "example-mail"),
-               Sender("192.0.2.2", 10, 0, 10)]
+    senders = [TopSender("192.0.2.1", 90, 90, 10, "Example Mail", "example-mail", "example-mail"),
+               TopSender("192.0.2.2", 10, 0, 10)]
     doc = health_doc(ledger(senders=senders), "example.com", NOW)
     assert doc["last_report_date"] == TODAY and doc["total_messages"] == 100
     assert doc["compliance"] == {"rate": 100.0, "spf_pass": 100.0, "dkim_pass": 100.0, "policy": "reject"}
