@@ -22,6 +22,7 @@ TREE's ratio to this tree's per round: what a mechanism is worth, on a machine w
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import pathlib
@@ -139,11 +140,12 @@ def _floor(files: list[str], config) -> tuple:
         org = Organization.create(name="bench", plan="unlimited").id
         report_fields, record_fields = sql.columns(Report), sql.columns(Record)[1:]
         as_json = Record.auth_dkim.db_value
+        numbers = itertools.count()
         stored = []
 
         def write(parsed):
             meta = parsed.meta
-            report = Report(org=org, dedupe_key=str(len(stored)), org_name=meta.org_name,
+            report = Report(org=org, dedupe_key=str(next(numbers)), org_name=meta.org_name,
                             report_id=meta.report_id, date_begin=meta.date_begin,
                             date_end=meta.date_end, day_begin="2026-01-01",
                             day_end="2026-01-01", domain=meta.domain or "")

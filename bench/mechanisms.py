@@ -50,12 +50,21 @@ def _without_memo():
     Memo.get = lambda self, key, stamp, compute: compute()
 
 
+def _without_metering():
+    """Not a mechanism but the floor under the others: every request allowed with a constant
+    tally (bench/metering_probes.py's constant_app), so the exact count's cost shows."""
+    from bench.metering_probes import _allowed
+    from store import usage
+    usage.admit = lambda org_id, key_id, now, **_: _allowed()
+
+
 # name: (what it switches off before the app is made, after, the routes it serves)
 SWITCHES = {
     "lane": (None, _without_lane,
              ("overview", "health")),
     "caches": (_without_caches, None, ("overview", "health", "report")),
     "memo": (_without_memo, None, ("statistics", "reports")),
+    "metering": (_without_metering, None, ("overview", "health", "report")),
 }
 
 
@@ -130,8 +139,9 @@ def main(argv=None):
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--before", help="a commit (or a copy of one) whose code serves the "
                                              "same routes")
-    parser.add_argument("--only", default=",".join(SWITCHES),
-                        help=f"mechanisms to take out, one variant each: {','.join(SWITCHES)}")
+    parser.add_argument("--only", default="lane,caches,memo",
+                        help=f"mechanisms to take out, one variant each: {','.join(SWITCHES)} "
+                             "(metering: the floor, every request allowed uncounted)")
     args = parser.parse_args(argv)
     only = [n for n in args.only.split(",") if n]
     wrk, store = ensure_wrk(), ensure_store(args.reports)
@@ -145,10 +155,11 @@ def main(argv=None):
                 connections=args.connections, threads=2, env={"RUA_WORKERS": "4"})
     report(targets)
     print("(ratio: req/s over the baseline's in the same round, median of the rounds)")
-    if before is not None:
-        print(f"\nagainst the ceiling ({args.before} = before):")
+    if before is not None or "metering" in only:
+        print("\nagainst the ceiling:" if before is None else
+              f"\nagainst the ceiling ({args.before} = before):")
         for t in targets:
-            if t.label.endswith((": full", ": before")):
+            if t.label.endswith((": full", ": before", ": without metering")):
                 r = ratios(Target(t.label, "", [], CEILING, runs=t.runs), targets)
                 print(f"  {t.label:<24} {statistics.median(r):.3f} ({min(r):.2f}-{max(r):.2f})")
     print(f"load after: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")

@@ -18,8 +18,12 @@ def card(a: Assessment, inherited_from: str, published: str | None = None) -> di
     policy = a.compliance.policy
     # An unreadable reported policy is shown as "", a domain without reports as the one its
     # DMARC record publishes (the live check), else none.
-    shown = (published or "none") if policy is None else (
-        policy.p if policy_name(policy) == policy.p else "")
+    if policy is None:
+        shown = published or "none"
+    elif policy_name(policy) == policy.p:
+        shown = policy.p
+    else:
+        shown = ""
     top = a.items[0] if a.items else None
     body = {"domain": a.name, "score": whole(a.score), "grade": a.grade, "verdict": a.verdict,
             "compliance_rate": a.compliance.compliance_rate,

@@ -59,8 +59,11 @@ def tls_failures(domain: str, days: dict[date, TlsTally], today: date) -> tuple[
     share = rate(tally.failed, tally.successful + tally.failed)
     if share <= FAILURE_SHARE and not new_types:
         return [], [key]
-    ranked = sorted(tally.failures, key=lambda item: (-item[1], item[0]))
-    worst = new_types[0] if share <= FAILURE_SHARE else (ranked[0][0] if ranked else "")
+    if share <= FAILURE_SHARE:
+        worst = new_types[0]
+    else:
+        ranked = sorted(tally.failures, key=lambda item: (-item[1], item[0]))
+        worst = ranked[0][0] if ranked else ""
     return [_condition(domain, key, last, tally, share, worst, new_types)], []
 
 
