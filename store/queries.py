@@ -5,6 +5,7 @@ from __future__ import annotations
 from peewee import fn
 
 from store import db, is_postgres
+from store.compiled import run_named
 from store.models import DailyRollup, Domain, DomainDay, Source
 
 
@@ -17,11 +18,11 @@ def report_stamp(org_id: str) -> int:
                    .where(DomainDay.org == org_id).scalar() or 0)
     # SQLite has one writer at a time, and a new row's rowid is above every rowid in the
     # table: the org's highest rowid moves with each stored report (one index probe).
-    row = db.obj.execute_sql(_SQLITE_STAMP, (org_id,)).fetchone()
+    row = run_named(db.obj, _SQLITE_STAMP, {"org": org_id}).fetchone()
     return row[0] or 0
 
 
-_SQLITE_STAMP = 'SELECT MAX(rowid) FROM "report" WHERE "org_id" = ?'
+_SQLITE_STAMP = 'SELECT MAX(rowid) FROM "report" WHERE "org_id" = :org'
 
 
 def domain_page(org_id: str):
