@@ -3,14 +3,14 @@ SQL-text layer of the store.
 
 Building SQL through peewee costs more than running a small indexed query (GET /reports/{id})
 and more than the database work when ingest writes a report of thousands of records; here a
-statement's text is made once and kept in one cache. Four ways to write it: Compiled for a
-query written with peewee; CompiledRows for a multi-row insert or upsert written with peewee
-(its row of marks repeated per row count); statement(), insert_rows and rows_among for the
-ingest writes and IN lists peewee builds value by value, where only the models' table and
-column names, quoted, enter the text with a `?` per value that this module writes itself; and
-every statement written by hand (the metering upserts, the key look-up, SQLite's report stamp)
-in `:name` marks, which run_named() and Prepared turn into positional ones once. What it costs: a statement's text is only ever built from names and marks, never from a
-value.
+statement's text is made once and kept in one cache. Four ways to write it: Compiled for a query
+written with peewee; CompiledRows for a multi-row insert or upsert written with peewee (its row
+of marks repeated per row count); statement(), insert_rows and rows_among for the ingest writes
+and IN lists peewee builds value by value, where only the models' table and column names,
+quoted, enter the text with a `?` per value that this module writes itself; and every statement
+written by hand (the metering upserts, the key look-up, SQLite's report stamp) in `:name` marks,
+which run_named() and Prepared turn into positional ones once. What it costs: a statement's text
+is only ever built from names and marks, never from a value.
 """
 from __future__ import annotations
 

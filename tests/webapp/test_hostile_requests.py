@@ -117,6 +117,14 @@ def streamed(client, key, report) -> tuple[int, int, int]:
         tracemalloc.stop()
 
 
+def test_a_report_of_one_page_is_answered_whole_with_its_length(client, org, key):
+    report = a_report_of(org, 5)
+    resp = get(client, f"/reports/{report.id}", key)
+    assert resp.status_code == 200
+    assert int(resp.headers["Content-Length"]) == len(resp.get_data())     # not chunked
+    assert len(orjson.loads(resp.get_data())["record_evidence"]) == 5
+
+
 def test_a_large_report_detail_is_streamed_a_page_at_a_time(client, org, key, monkeypatch):
     monkeypatch.setattr(report_queries, "RECORDS_PAGE", 100)
     monkeypatch.setattr(report_queries.RecordPages.__init__, "__defaults__", (100,))
