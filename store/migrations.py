@@ -11,7 +11,8 @@ puts the period into reports' duplicate key, gives them a content digest and rec
 messages being read; version 11 indexes domains by name for routing and lets ingest write a
 report's row after its records on Postgres (their reference to it checked at commit); version
 12 adds SMTP TLS reports, their policies and their daily totals; version 13 keeps each
-scheduled job's last run; version 14 has reports say when retention deleted their records. Once a
+scheduled job's last run; version 14 has reports say when retention deleted their records;
+version 15 drops each table's (org_id) index, which its other indexes lead with. Once a
 release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
 add_column and friends), so an existing database is upgraded in place without losing data.
 """
@@ -113,6 +114,19 @@ def _rekey_postgres_counters(database):
 def _record_indexes_covered_by_others(database):
     """record(report_id) and record(org_id) lead (report_id, ordinal) and (org_id, source_ip)."""
     for name in ("record_report_id", "record_org_id"):
+        database.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
+
+
+# As version 1 made them (peewee's index of a foreign key): each table's other indexes lead
+# with the same column, so these bought no look-up and cost every write an index entry.
+_COVERED_KEY_INDEXES = ("member_org_id", "domain_org_id", "report_org_id", "daily_rollup_org_id",
+                        "domain_day_org_id", "source_org_id", "event_org_id", "outbox_event_id",
+                        "snapshot_org_id", "score_history_org_id", "tls_report_org_id",
+                        "tls_day_org_id")
+
+
+def _key_indexes_covered_by_others(database):
+    for name in _COVERED_KEY_INDEXES:
         database.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
 
 
@@ -304,6 +318,7 @@ MIGRATIONS = [
     (12, "SMTP TLS reports (RFC 8460), their policies and daily totals", _tls_reports),
     (13, "the last run of each scheduled job", _job_runs),
     (14, "reports say when retention deleted their records", _records_pruned_at),
+    (15, "foreign key indexes covered by others dropped", _key_indexes_covered_by_others),
 ]
 
 

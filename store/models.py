@@ -1,4 +1,7 @@
-"""Every table of rua, for the whole v1 contract. Public ids are ULIDs; times are naive UTC."""
+"""Every table of rua, for the whole v1 contract. Public ids are ULIDs; times are naive UTC.
+
+A foreign key gets no index of its own (index=False) where the table's other indexes lead
+with it: such an index bought no look-up and cost every write an entry (migration 15)."""
 from __future__ import annotations
 
 from peewee import (BigAutoField, BigIntegerField, BlobField, BooleanField, CharField,
@@ -49,7 +52,7 @@ class Organization(BaseModel):
 
 class Member(BaseModel):
     id = UlidField(primary_key=True, default=new_ulid)
-    org = ForeignKeyField(Organization, backref="members", on_delete="CASCADE")
+    org = ForeignKeyField(Organization, backref="members", on_delete="CASCADE", index=False)
     email = CharField(max_length=320)
     role = CharField(max_length=16)
     created_at = DateTimeField(default=utcnow)
@@ -74,7 +77,7 @@ class ApiKey(BaseModel):
 
 class Domain(BaseModel):
     id = UlidField(primary_key=True, default=new_ulid)
-    org = ForeignKeyField(Organization, backref="domains", on_delete="CASCADE")
+    org = ForeignKeyField(Organization, backref="domains", on_delete="CASCADE", index=False)
     name = CharField(max_length=253)
     source = CharField(max_length=8, default="manual")
     dmarc_state = CharField(max_length=24, default="pending")
@@ -97,7 +100,7 @@ class Domain(BaseModel):
 
 class Report(BaseModel):
     id = UlidField(primary_key=True, default=new_ulid)
-    org = ForeignKeyField(Organization, backref="reports", on_delete="CASCADE")
+    org = ForeignKeyField(Organization, backref="reports", on_delete="CASCADE", index=False)
     # Reporter, report id, domain and period (ingest/storing.dedupe_key), and the SHA-256 of
     # the report's XML, which tells a resent copy from a conflicting one ("": stored before).
     dedupe_key = CharField(max_length=64)
@@ -195,7 +198,7 @@ class Record(BaseModel):
 class DailyRollup(BaseModel):
     """Per org, policy domain, UTC day (midpoint of the report window) and source IP."""
     id = BigAutoField()
-    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
     domain = CharField(max_length=253)
     day = DateField()
     source_ip = CharField(max_length=64)
@@ -217,7 +220,7 @@ class DailyRollup(BaseModel):
 class DomainDay(BaseModel):
     """Per org, policy domain and UTC day: reports counted and the policy last seen."""
     id = BigAutoField()
-    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
     domain = CharField(max_length=253)
     day = DateField()
     reports = IntegerField(default=0)
@@ -236,7 +239,7 @@ class DomainDay(BaseModel):
 class TlsReport(BaseModel):
     """An SMTP TLS report (RFC 8460): its JSON as received and its totals over its policies."""
     id = UlidField(primary_key=True, default=new_ulid)
-    org = ForeignKeyField(Organization, backref="tls_reports", on_delete="CASCADE")
+    org = ForeignKeyField(Organization, backref="tls_reports", on_delete="CASCADE", index=False)
     dedupe_key = CharField(max_length=64)        # organization-name, report-id and period
     org_name = CharField(max_length=255)
     report_id = CharField(max_length=255)
@@ -285,7 +288,7 @@ class TlsPolicy(BaseModel):
 class TlsDay(BaseModel):
     """Per org, policy domain and UTC day: the TLS sessions its reports counted."""
     id = BigAutoField()
-    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
     domain = CharField(max_length=253)
     day = DateField()
     reports = IntegerField(default=0)
@@ -304,7 +307,7 @@ class Source(BaseModel):
     source_facts.py), and what enrichment learned of it (sources/jobs.py). `ip` is the address
     in its canonical text (IPv6 compressed, lower case); `ip_key` orders addresses numerically."""
     id = BigAutoField()
-    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
     ip = CharField(max_length=64)
     ip_key = CharField(max_length=66, default="")
     spellings = JSONField(null=True)           # other texts reports gave the address (records')
@@ -380,7 +383,7 @@ class SourceDomain(BaseModel):
 
 class Event(BaseModel):
     id = UlidField(primary_key=True, default=new_ulid)
-    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
     type = CharField(max_length=32)
     severity = CharField(max_length=16)        # info, warning, critical
     title = CharField(max_length=255)
@@ -423,7 +426,7 @@ class NotifyChannel(BaseModel):
 class Outbox(BaseModel):
     """One event to deliver to one channel, written in the event's transaction (store/outbox.py)."""
     id = UlidField(primary_key=True, default=new_ulid)
-    event = ForeignKeyField(Event, on_delete="CASCADE")
+    event = ForeignKeyField(Event, on_delete="CASCADE", index=False)
     channel = ForeignKeyField(NotifyChannel, on_delete="CASCADE")
     # The Standard Webhooks webhook-id: the same on every attempt, so a receiver can dedupe.
     webhook_id = CharField(max_length=40, unique=True)
@@ -450,7 +453,7 @@ Outbox.add_index(Outbox.next_attempt_at, where=(Outbox.delivered_at.is_null()
 class Snapshot(BaseModel):
     """A precomputed JSON body, served as stored."""
     id = BigAutoField()
-    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
     kind = CharField(max_length=32)            # overview, compliance, history, trends, health
     variant = CharField(max_length=300, default="")
     body = BlobField()
@@ -463,7 +466,7 @@ class Snapshot(BaseModel):
 
 class ScoreHistory(BaseModel):
     id = BigAutoField()
-    org = ForeignKeyField(Organization, on_delete="CASCADE")
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
     day = DateField()
     score = FloatField()
     grade = CharField(max_length=4)

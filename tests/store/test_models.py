@@ -150,6 +150,29 @@ def test_a_store_made_before_version_3_loses_the_record_indexes_others_cover(emp
     assert {"record_report_id_ordinal", "record_org_id_source_ip"} <= names
 
 
+def test_a_store_made_before_version_15_loses_the_foreign_key_indexes_others_cover(empty_database, monkeypatch):
+    migrate_up_to(empty_database, 14, monkeypatch)
+    for table, column in (("report", "org_id"), ("source", "org_id"), ("outbox", "event_id")):
+        empty_database.execute_sql(      # as version 1 made them
+            f'CREATE INDEX "{table}_{column}" ON "{table}" ("{column}")')
+    assert migrate(empty_database) == [(15, "foreign key indexes covered by others dropped")]
+    for table, column in (("report", "org_id"), ("source", "org_id"), ("outbox", "event_id")):
+        names = {index.name for index in empty_database.get_indexes(table)}
+        assert f"{table}_{column}" not in names and names
+
+
+def test_no_index_of_a_new_store_is_led_by_another_ones_columns(database):
+    """A look-up an index serves, a longer index that begins with its columns serves too."""
+    for model in MODELS:
+        indexes = [index for index in database.get_indexes(model._meta.table_name)
+                   if not index.unique and all(index.columns)]
+        for index in indexes:
+            for other in database.get_indexes(model._meta.table_name):
+                longer = len(other.columns) > len(index.columns)
+                assert not (longer and other.columns[:len(index.columns)] == index.columns), (
+                    index.name, other.name)
+
+
 def test_from_version_4_sqlite_adds_a_key_rows_change_to_its_organizations_row(empty_database, monkeypatch):
     sqlite = "sqlite" in type(empty_database).__name__.lower()
     migrate_up_to(empty_database, 3, monkeypatch)
