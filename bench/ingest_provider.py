@@ -92,8 +92,12 @@ def worker(url: str) -> None:
         config = Config(database_url=url, offline=True, lock_dir=folder)
         database = open_db(url)
         with database.connection_context():
-            statuses = [r.status for r in ingest_paths(files, config=config)]
+            results = list(ingest_paths(files, config=config))
         database.close_all()
+    statuses = [r.status for r in results]
+    for result in results:
+        if result.status == "refused":        # said, so a refusal in a benchmark is looked into
+            print(f"refused {result.path}: {result.error}", file=sys.stderr)
     print(json.dumps({s: statuses.count(s) for s in set(statuses)}))
 
 
