@@ -50,7 +50,8 @@ def save_daily(org_id: str, domain: str, day, tally: ReportTally):
     """Add the report's per-IP sums to DailyRollup, one row more in `reports` for each IP."""
     sums = [getattr(DailyRollup, name) for name in (*_SUMS, "reports")]
     key = [DailyRollup.org, DailyRollup.domain, DailyRollup.day, DailyRollup.source_ip]
-    rows = [(org_id, domain, day, ip, *counts, 1) for ip, counts in tally.by_ip.items()]
+    # In address order, as source_facts.save writes its rows (it says why).
+    rows = [(org_id, domain, day, ip, *counts, 1) for ip, counts in sorted(tally.by_ip.items())]
     sql.insert_rows(DailyRollup, key + sums, rows, conflict=key, add=sums)
 
 

@@ -38,7 +38,7 @@ def ip_key(text: str) -> str:
 
 def remember_spellings(org_id: str, spelled: dict[str, set[str]]) -> None:
     """Add the other texts of each canonical address ({ip: {text}}) to its Source row."""
-    for ip, texts in spelled.items():
+    for ip, texts in sorted(spelled.items()):    # address order, as ingest writes shared rows
         row = Source.get_or_none(Source.org == org_id, Source.ip == ip)
         if row is None:
             continue

@@ -1,4 +1,5 @@
 """Source facts kept by ingest: each source's totals equal the sums over its stored records."""
+import logging
 from collections import defaultdict
 
 import pytest
@@ -143,6 +144,19 @@ def test_reports_stored_in_one_group_add_up_as_stored_one_by_one(database, confi
     assert [r.status for r in results] == ["stored"] * 60 + ["duplicate"] * 5
     assert_facts_match_records(org)
     assert_domain_facts_match_records(org)
+
+
+def test_a_report_writes_the_rows_it_may_share_in_address_order(database, caplog):
+    """Two reports stored at once then lock their shared rows in one order: neither waits for
+    the other in a circle, which Postgres would end by refusing one of them."""
+    ips = ["203.0.113.9", "198.51.100.7", "192.0.2.200", "192.0.2.3"]
+    with caplog.at_level(logging.DEBUG, logger="peewee"):
+        make_report(make_org(), records=[{"source_ip": ip} for ip in ips])
+    for table in ("daily_rollup", "source_domain", "source"):
+        statements = [r.msg for r in caplog.records if isinstance(r.msg, tuple)
+                      and r.msg[0].startswith(f'INSERT INTO "{table}"')]
+        assert len(statements) == 1, table
+        assert [p for p in statements[0][1] if p in ips] == sorted(ips), table
 
 
 def test_every_spelling_of_an_ipv6_address_is_one_source(database):
