@@ -43,7 +43,10 @@ def raise_events(org_id: str, type_: str, raised: list[dict], *,
     if not rows:
         return 0
     with db.atomic():
-        Event.insert_many(rows).on_conflict_ignore().execute()
+        # In key order: two transactions raising the same conditions then wait for each other
+        # in one order, never in a circle (a deadlock, which Postgres ends by refusing one).
+        in_key_order = sorted(rows, key=lambda row: row["dedupe_key"])
+        Event.insert_many(in_key_order).on_conflict_ignore().execute()
         stored = {event_id for (event_id,) in Event.select(Event.id)
                   .where(Event.id.in_([row["id"] for row in rows])).tuples()}
         opened = [row["id"] for row in rows if row["id"] in stored]   # in the callers' order

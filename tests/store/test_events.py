@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime
+import logging
 import multiprocessing
 
 import pytest
@@ -93,6 +94,18 @@ def test_concurrent_raisers_open_one_event_between_them(database, config):
         worker.join(timeout=10)
     assert opened.count(True) == 1 and len(opened) == 60
     assert len(open_events(org.id)) == 1
+
+
+def test_conditions_raised_together_are_written_in_key_order(database, caplog):
+    """Two transactions raising the same conditions wait for each other in one order, never
+    in a circle (which Postgres would end by refusing one of them)."""
+    org = make_org()
+    keys = ["new_sender:example.com:203.0.113.9", "new_sender:example.com:192.0.2.1"]
+    with caplog.at_level(logging.DEBUG, logger="peewee"):
+        events.raise_events(org.id, "new_sender", [{"dedupe_key": k, "title": "New sender"} for k in keys])
+    insert = next(r.msg for r in caplog.records if isinstance(r.msg, tuple)
+                  and r.msg[0].startswith("INSERT") and 'INTO "event"' in r.msg[0])
+    assert [p for p in insert[1] if p in keys] == sorted(keys)
 
 
 def test_migration_5_closes_duplicate_open_events_keeping_the_oldest(tmp_path, monkeypatch):
