@@ -10,7 +10,7 @@ import click
 from cli.common import echo_err, fail
 from cli.lookup import resolve_org
 from cli.session import open_store
-from store.clock import utcnow
+from store.clock import rfc3339, utcnow
 
 
 @click.group()
@@ -62,7 +62,7 @@ def refresh(config, org_ref, ips):
         echo_err(problem)
     for org_id, after in sorted(done.waiting.items()):
         echo_err(f"organization {org_id}: DNS told nothing of its sources last time; "
-                 f"next try after {after:%Y-%m-%dT%H:%M:%SZ}")
+                 f"next try after {rfc3339(after)}")
     click.echo(f"{done.sources} source(s) enriched, {done.reclassified} record(s) reclassified")
     if done.unlearned:
         why = done.unanswered or "DNS could not tell"

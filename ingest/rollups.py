@@ -24,6 +24,12 @@ class ReportTally:
         self.dispositions: dict[str, list[int]] = {}
         self.spelled: dict[str, str] = {}       # each source_ip text -> its canonical text
 
+    def in_address_order(self) -> list[tuple[str, list[int]]]:
+        """(ip, sums) by address: every report writes the rows other reports may share in one
+        order, so two stored at once never each wait for the other (a deadlock, which Postgres
+        ends by refusing one of them)."""
+        return sorted(self.by_ip.items())
+
     def add(self, source_ip: str, count: int, dkim: str, spf: str, classification: str,
             disposition: str = "none"):
         ip = self.spelled.get(source_ip)
@@ -50,8 +56,7 @@ def save_daily(org_id: str, domain: str, day, tally: ReportTally):
     """Add the report's per-IP sums to DailyRollup, one row more in `reports` for each IP."""
     sums = [getattr(DailyRollup, name) for name in (*_SUMS, "reports")]
     key = [DailyRollup.org, DailyRollup.domain, DailyRollup.day, DailyRollup.source_ip]
-    # In address order, as source_facts.save writes its rows (it says why).
-    rows = [(org_id, domain, day, ip, *counts, 1) for ip, counts in sorted(tally.by_ip.items())]
+    rows = [(org_id, domain, day, ip, *counts, 1) for ip, counts in tally.in_address_order()]
     sql.insert_rows(DailyRollup, key + sums, rows, conflict=key, add=sums)
 
 

@@ -24,11 +24,8 @@ NEW_SENDER_EVENTS = 10                   # per report at most (its busiest new s
 
 def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, tally) -> None:
     """Add one stored report's per-IP sums (a rollups.ReportTally) to the source facts."""
-    # In address order, as every report writes them: two reports stored at once then lock the
-    # rows they share in the same order, and never each wait for the other (a deadlock, which
-    # Postgres ends by refusing one of them).
     rows = [(ip, *sums, *tally.dispositions.get(ip, (0, 0)))
-            for ip, sums in sorted(tally.by_ip.items())]
+            for ip, sums in tally.in_address_order()]
     new = []
     for start in range(0, len(rows), sql.BATCH):
         chunk = rows[start:start + sql.BATCH]

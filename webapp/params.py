@@ -85,6 +85,11 @@ def choice(args, name: str, options, default: str) -> str:
     return value if value in options else default
 
 
+def descending(args) -> bool:
+    """sort_dir: desc (the default) or asc."""
+    return choice(args, "sort_dir", ("asc", "desc"), "desc") == "desc"
+
+
 def boolean(args, name: str) -> bool | None:
     """true/false (also 1/0, yes/no); absent or unrecognised is None, meaning "no filter"."""
     value = (args.get(name) or "").lower()

@@ -57,7 +57,7 @@ def report_filter(args) -> queries.ReportFilter:
         day_to=params.day(args, "to"),
         search=params.search(args),
         sort_by=params.choice(args, "sort_by", SORTS, "date_end"),
-        descending=params.choice(args, "sort_dir", ("asc", "desc"), "desc") == "desc",
+        descending=params.descending(args),
     )
 
 

@@ -39,7 +39,7 @@ def source_filter(args) -> queries.SourceFilter:
         reputation=params.choice(args, "reputation", queries.REPUTATIONS, None),
         has_failures=params.boolean(args, "has_failures"),
         sort_by=params.choice(args, "sort_by", queries.SORTS, "total_messages"),
-        descending=params.choice(args, "sort_dir", ("asc", "desc"), "desc") == "desc")
+        descending=params.descending(args))
 
 
 @bp.get("/sources")

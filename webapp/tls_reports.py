@@ -36,7 +36,7 @@ def tls_filter(args) -> queries.TlsFilter:
         day_from=params.day(args, "from"),
         day_to=params.day(args, "to"),
         sort_by=params.choice(args, "sort_by", SORTS, "date_end"),
-        descending=params.choice(args, "sort_dir", ("asc", "desc"), "desc") == "desc",
+        descending=params.descending(args),
     )
 
 
