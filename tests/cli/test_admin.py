@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from store.ids import normalize_ulid
 from store import make_database
+from store.ids import normalize_ulid
 from store.migrations import MIGRATIONS, latest_version
 from store.models import Member, Organization
 from tests.cli.outcome import assert_refused, ok
@@ -72,6 +72,7 @@ def test_init_refuses_a_store_a_newer_rua_made_and_changes_nothing(rua, tmp_path
                    f"({latest_version()}): run a rua that knows it")
         assert_refused(rua("init", url=url), refusal)
         assert_refused(rua("org", "list", url=url), refusal)
+        assert_refused(rua("scheduler", url=url), refusal)
         with newer.connection_context():
             rows = newer.execute_sql("SELECT count(*) FROM schema_version").fetchone()[0]
         if hasattr(newer, "close_all"):
