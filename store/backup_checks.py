@@ -22,6 +22,7 @@ from store import db, meter, meter_path, open_db
 from store.migrations import UnknownSchema, migrate, refuse_unknown
 
 STORE, COUNTERS = "the backup", "the backup's counters file"
+COUNTS_ONLY = "it holds request counts only: move it away from the backup to restore without them"
 # Code that runs on the store's writes and reads: compared by its text, not only its name.
 CODE = frozenset({"trigger", "view"})
 EVERY_KIND = CODE | {"table", "index"}
@@ -49,25 +50,39 @@ class MadeByRua(NamedTuple):
 def check_and_migrate(path: str) -> list[tuple[int, str]]:
     """Check the staged copy of a backup at path (and its counters' file beside it), bring it
     up to date as `rua init` does, and check it again; BackupError says what is wrong."""
-    counters = meter_path(path)
-    files = [(path, STORE)] + ([(counters, COUNTERS)] if os.path.exists(counters) else [])
-    for name, what in files:
-        check_sound(name, what)
-    versions = frozenset(schema_versions(path))
-    made = made_by_rua(versions)
+    counters = meter_path(path) if os.path.exists(meter_path(path)) else None
+    check_sound(path, STORE)
+    if counters:
+        with _counts_only():
+            check_sound(counters, COUNTERS)
+    made = made_by_rua(frozenset(schema_versions(path)))
     # Before anything runs on it: only rua's own triggers may fire while it is migrated.
-    check_objects(path, made.store, STORE, CODE, lacking=False)
-    if os.path.exists(counters):
-        check_objects(counters, made.counters, COUNTERS, CODE, lacking=False)
+    _check_both(path, counters, made, CODE, lacking=False)
     try:
         applied = migrate_file(path)
     # A migration failing over the backup's rows or tables: the staged copy is dropped unused.
     except (PeeweeException, sqlite3.Error, ValueError, TypeError) as exc:
         raise BackupError(f"{STORE} cannot be brought up to date: {_first_line(exc)}") from None
-    latest = made_by_rua(None)
-    check_objects(path, latest.store, STORE, EVERY_KIND, lacking=True)
-    check_objects(counters, latest.counters, COUNTERS, EVERY_KIND, lacking=True)
+    _check_both(path, counters, made_by_rua(None), EVERY_KIND, lacking=True)
     return applied
+
+
+def _check_both(path: str, counters: str | None, made: MadeByRua, kinds: frozenset[str], *,
+                lacking: bool) -> None:
+    check_objects(path, made.store, STORE, kinds, lacking=lacking)
+    if counters:
+        with _counts_only():
+            check_objects(counters, made.counters, COUNTERS, kinds, lacking=lacking)
+
+
+@contextlib.contextmanager
+def _counts_only():
+    """A refused counters' file can be left out, and the refusal says so: it holds request
+    counts only, and restore makes a new one without it."""
+    try:
+        yield
+    except BackupError as exc:
+        raise BackupError(f"{exc} ({COUNTS_ONLY})") from None
 
 
 def check_sound(path: str, what: str) -> None:

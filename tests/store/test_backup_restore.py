@@ -10,6 +10,7 @@ import pytest
 
 from store import meter_path, open_db
 from store.backup import BackupError, backup_sqlite, restore_sqlite
+from store.backup_checks import COUNTS_ONLY
 from store.migrations import MIGRATIONS, latest_version, migrate
 from store.models import Organization
 from tests.factories import make_key, make_org, make_report, make_usage
@@ -91,18 +92,26 @@ def test_a_backup_edited_after_it_was_made_is_refused(backup, tmp_path, statemen
     refused(backup, str(tmp_path / "restored" / "rua.db"), reason)
 
 
-def test_a_trigger_added_to_the_counters_is_refused(backup, tmp_path):
+def test_a_trigger_added_to_the_counters_is_refused_and_they_can_be_left_out(backup, tmp_path):
     edit(meter_path(backup), "CREATE TRIGGER usage_spy AFTER INSERT ON usage BEGIN "
                              "DELETE FROM usage WHERE rowid = NEW.rowid; END")
     refused(backup, str(tmp_path / "new.db"),
-            "the backup's counters file holds a trigger rua does not create: usage_spy")
+            f"the backup's counters file holds a trigger rua does not create: usage_spy "
+            f"({COUNTS_ONLY})")
+    os.rename(meter_path(backup), str(tmp_path / "away.db"))
+    restored = restore_sqlite(backup, str(tmp_path / "new.db"))
+    assert [one.target for one in restored.copied] == [str(tmp_path / "new.db")]
+    with sqlite3.connect(meter_path(str(tmp_path / "new.db"))) as counters:
+        assert counters.execute("SELECT count(*) FROM usage").fetchone()[0] == 0
+    counters.close()
 
 
 def test_rua_s_own_trigger_rewritten_is_refused(backup, tmp_path):
     edit(meter_path(backup), "DROP TRIGGER usage_key_counted",
          "CREATE TRIGGER usage_key_counted AFTER INSERT ON usage BEGIN SELECT 1; END")
     refused(backup, str(tmp_path / "new.db"), "the backup's counters file holds a trigger "
-                                              "usage_key_counted unlike the one rua creates")
+                                              "usage_key_counted unlike the one rua creates "
+                                              f"({COUNTS_ONLY})")
 
 
 def test_a_backup_with_damaged_pages_is_refused(backup, tmp_path):
