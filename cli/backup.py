@@ -8,13 +8,8 @@ import click
 from cli.common import fail
 from cli.session import open_store, redacted
 from store import sqlite_path
-from store.backup import (
-    BackupError,
-    backup_sqlite,
-    postgres_dump_command,
-    postgres_restore_command,
-    restore_sqlite,
-)
+from store.backup import (BackupError, backup_sqlite, postgres_dump_command,
+                          postgres_restore_command, restore_sqlite)
 
 
 @click.command()
