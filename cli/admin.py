@@ -21,9 +21,12 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 def init(config):
     """Create the schema, or upgrade it to the latest version (safe to run again)."""
     from store import make_private, meter_path, sqlite_path
-    from store.migrations import current_version, latest_version, migrate
+    from store.migrations import UnknownSchema, current_version, latest_version, migrate
     with open_store(config, need_schema=False) as database:
-        applied = migrate(database)
+        try:
+            applied = migrate(database)
+        except UnknownSchema as exc:
+            fail(f"{exc}: run a rua that knows it")
         version = current_version(database)
     for number, description in applied:
         click.echo(f"applied migration {number}: {description}")

@@ -44,7 +44,10 @@ def restore(config, path):
     """Make the store (RUA_DATABASE_URL, which must be empty) from a backup made by rua backup,
     then bring its schema up to date as rua init does.
 
-    Postgres: prints the pg_restore command for a dump made with pg_dump --format=custom.
+    SQLite: the backup is refused, and nothing written, unless it passes SQLite's integrity
+    check and holds a schema this rua knows with exactly the tables, indexes and triggers
+    rua makes. Postgres: prints the pg_restore command for a dump made with
+    pg_dump --format=custom (restore only dumps you made).
     """
     store_path = sqlite_path(config.database_url)
     if store_path is None:
@@ -53,12 +56,10 @@ def restore(config, path):
         click.echo(f"then run rua init against {redacted(config.database_url)}")
         return
     try:
-        copied = restore_sqlite(path, store_path)
+        restored = restore_sqlite(path, store_path)
     except BackupError as exc:
         fail(str(exc))
-    for one in copied:
+    for one in restored.copied:
         click.echo(f"restored {one.target} from {one.source} ({one.size:,} bytes)")
-    from store.migrations import migrate
-    with open_store(config, need_schema=False) as database:
-        for number, description in migrate(database):
-            click.echo(f"applied migration {number}: {description}")
+    for number, description in restored.applied:
+        click.echo(f"applied migration {number}: {description}")

@@ -54,8 +54,13 @@ def _missing_sqlite_file(url: str) -> str | None:
 
 
 def _check_schema(database, where: str):
-    from store.migrations import current_version, latest_version
+    from store.migrations import (UnknownSchema, applied_versions, current_version,
+                                  latest_version, refuse_unknown)
     version = current_version(database)
+    try:
+        refuse_unknown(applied_versions(database))
+    except UnknownSchema as exc:
+        fail(f"{exc}: run a rua that knows it")
     if version == 0:
         fail(f"the database {where} has no rua schema: run `rua init` first")
     if version < latest_version():

@@ -73,6 +73,8 @@ def scheduler(config, once):
     import logs
     logs.configure(config)
     if once is None:
+        with open_store(config):
+            pass                        # the store answers and rua knows its schema
         run(config)
         return
     jobs = {name: job for name, job, _ in job_table(config)}

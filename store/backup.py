@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
+import tempfile
 from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 from store import PRIVATE_DIR, PRIVATE_FILE, meter_path
-
-
-class BackupError(Exception):
-    """The copy cannot be made or restored; the message says why, and nothing was changed."""
+from store.backup_checks import BackupError, check_and_migrate
 
 
 class Copied(NamedTuple):
@@ -52,23 +51,63 @@ def backup_sqlite(store_path: str, target: str) -> list[Copied]:
     return copied
 
 
-def restore_sqlite(source: str, store_path: str) -> list[Copied]:
-    """Copy a backup into a store that does not exist yet (or is an empty file), counters too."""
+class Restored(NamedTuple):
+    copied: list[Copied]
+    applied: list[tuple[int, str]]          # the migrations the backup lacked
+
+
+def restore_sqlite(source: str, store_path: str) -> Restored:
+    """Make a store that does not exist yet (or is an empty file) from a backup and its
+    counters: both are copied into a folder beside it, checked (store/backup_checks.py),
+    brought up to date, and only then renamed into place, so a refused backup leaves nothing."""
     if _holds_tables(store_path):
         raise BackupError(f"{store_path} already holds a store: restore only into an empty one "
                           "(move it away, or set RUA_DATABASE_URL to a new file)")
-    if not _holds_tables(source):
-        raise BackupError(f"{source} is not a rua backup (it holds no tables)")
+    if _nonempty(meter_path(store_path)):
+        raise BackupError(f"{meter_path(store_path)} already exists: move it away first")
+    if not _is_sqlite(source):
+        raise BackupError(f"{source} is not a SQLite file")
+    staging = _staging_folder(store_path)
+    try:
+        staged = os.path.join(staging, os.path.basename(store_path))
+        copied = [copy_sqlite(source, staged)]
+        if os.path.exists(meter_path(source)):
+            copied.append(copy_sqlite(meter_path(source), meter_path(staged)))
+        applied = check_and_migrate(staged)
+        _move_into_place(staged, store_path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    placed = [store_path, meter_path(store_path)]
+    return Restored([one._replace(target=target) for one, target in zip(copied, placed)],
+                    applied)
+
+
+def _staging_folder(store_path: str) -> str:
+    """A new private folder in the store's folder, or in the nearest one that exists (the
+    store's own is made only once the backup passed), so the checked copy is renamed in."""
+    folder = os.path.dirname(os.path.abspath(store_path))
+    while not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    try:
+        return tempfile.mkdtemp(prefix=".rua-restore-", dir=folder)
+    except OSError as exc:
+        raise BackupError(f"cannot restore into {folder}: {exc.strerror or exc}") from None
+
+
+def _move_into_place(staged: str, store_path: str) -> None:
+    """Rename the checked store and its counters over the empty files (and their empty -wal
+    and -shm) a connection may have left; the store last, so its presence means both are."""
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(store_path)), mode=PRIVATE_DIR,
+                    exist_ok=True)
+    except OSError as exc:
+        raise BackupError(f"cannot restore into {store_path}: {exc.strerror or exc}") from None
     for path in (store_path, meter_path(store_path)):
         for name in (path, path + "-wal", path + "-shm"):
             if os.path.exists(name) and os.path.getsize(name) == 0:
                 os.unlink(name)
-    if os.path.exists(meter_path(store_path)):
-        raise BackupError(f"{meter_path(store_path)} already exists: move it away first")
-    copied = [copy_sqlite(source, store_path)]
-    if os.path.exists(meter_path(source)):
-        copied.append(copy_sqlite(meter_path(source), meter_path(store_path)))
-    return copied
+    os.replace(meter_path(staged), meter_path(store_path))
+    os.replace(staged, store_path)
 
 
 def postgres_dump_command(url: str, target: str) -> list[str]:
@@ -98,6 +137,21 @@ def _connect(path: str):
         yield connection
     finally:
         connection.close()
+
+
+def _is_sqlite(path: str) -> bool:
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError as exc:
+        raise BackupError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+SQLITE_HEADER = b"SQLite format 3\0"
+
+
+def _nonempty(path: str) -> bool:
+    return os.path.exists(path) and os.path.getsize(path) > 0
 
 
 def _holds_tables(path: str) -> bool:

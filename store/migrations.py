@@ -340,6 +340,13 @@ ADD_CONTENT_DIGEST = ("""ALTER TABLE "report" ADD COLUMN "content_digest" VARCHA
                       """NOT NULL DEFAULT ''""")
 
 
+def applied_versions(database) -> set[int]:
+    """The versions the store's schema_version rows name (none before `rua init`)."""
+    if not database.table_exists(SchemaVersion._meta.table_name):
+        return set()
+    return {version for (version,) in SchemaVersion.select(SchemaVersion.version).tuples()}
+
+
 def current_version(database) -> int:
     if not database.table_exists(SchemaVersion._meta.table_name):
         return 0
@@ -347,8 +354,29 @@ def current_version(database) -> int:
     return row.version if row else 0
 
 
-def migrate(database) -> list[tuple[int, str]]:
-    """Apply every pending migration, each in its own transaction; return those applied."""
+class UnknownSchema(Exception):
+    """The store holds a schema version this rua has no migration for: a newer rua (or another
+    branch) made it, and this one would read, write or migrate it wrongly."""
+
+
+def refuse_unknown(versions, whose: str = "the store's") -> None:
+    """Raise UnknownSchema naming the first of `versions` (a store's schema_version rows) that
+    this rua does not know; whose names the store in the message."""
+    newest = max(versions, default=0)
+    if newest > latest_version():
+        raise UnknownSchema(f"{whose} schema version {newest} is newer than this rua knows "
+                            f"({latest_version()})")
+    unknown = sorted(set(versions) - {version for version, _, _ in MIGRATIONS})
+    if unknown:
+        raise UnknownSchema(f"{whose} schema version {unknown[0]} is not one this rua knows")
+
+
+def migrate(database, versions=None) -> list[tuple[int, str]]:
+    """Apply every pending migration (of `versions` only, if given: a store as it stood at
+    those), each in its own transaction; return those applied. A store holding a version this
+    rua does not know raises UnknownSchema before anything is changed."""
+    done = applied_versions(database)
+    refuse_unknown(done)
     if not is_postgres() and not database.get_tables():
         # A new SQLite store gives the pages `rua prune` frees back to the file system
         # (store/retention.py). WAL is on already, so the change needs a VACUUM, instant while
@@ -356,12 +384,11 @@ def migrate(database) -> list[tuple[int, str]]:
         database.execute_sql("PRAGMA auto_vacuum = incremental")
         database.execute_sql("VACUUM")
     database.create_tables([SchemaVersion], safe=True)
+    applied = []
     # By number, not by rank: a migration merged after higher ones (10 after 13) still runs
     # on a store that has those.
-    done = {version for (version,) in SchemaVersion.select(SchemaVersion.version).tuples()}
-    applied = []
     for version, description, step in MIGRATIONS:
-        if version in done:
+        if version in done or (versions is not None and version not in versions):
             continue
         with database.atomic():
             step(database)

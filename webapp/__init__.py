@@ -12,7 +12,7 @@ import store
 from config import Config
 from store.clock import utcnow
 from store.encoding import dumps, loads
-from store.migrations import current_version, latest_version
+from store.migrations import UnknownSchema, applied_versions, latest_version, refuse_unknown
 from webapp import (answer_headers, catalog, connections, dashboard, docs, domains, enums,
                     errors, events, gatekeeper, health, instruments, metrics, openapi, probes,
                     quota, reports, scores, sources, statistics, tls_reports, top_sources, trends,
@@ -42,15 +42,20 @@ class OrjsonProvider(JSONProvider):
 
 
 def _refuse_a_store_left_behind(database) -> None:
-    """A store upgraded to this release without `rua init` stops the app at start-up, with the
-    fix: its requests would run against a schema they do not expect (on SQLite, without
-    migration 4 nothing would enforce the quotas). A store that cannot be reached now, or was
-    never initialized, is left to each request to report."""
+    """A store upgraded to this release without `rua init`, or made by a newer rua, stops the
+    app at start-up, with the fix: its requests would run against a schema they do not expect
+    (on SQLite, without migration 4 nothing would enforce the quotas). A store that cannot be
+    reached now, or was never initialized, is left to each request to report."""
     try:
         with database.connection_context():
-            version = current_version(database)
+            versions = applied_versions(database)
     except (DatabaseError, InterfaceError):
         return
+    try:
+        refuse_unknown(versions)
+    except UnknownSchema as exc:
+        raise RuntimeError(f"{exc}: start a rua that knows it") from None
+    version = max(versions, default=0)
     if 0 < version < latest_version():
         raise RuntimeError(f"the store's schema is at version {version} of {latest_version()}: "
                            "run `rua init` to upgrade it, then start the API again")

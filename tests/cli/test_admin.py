@@ -6,8 +6,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
+from store import make_database
 from store.ids import normalize_ulid
-from store.migrations import MIGRATIONS
+from store.migrations import MIGRATIONS, latest_version
 from store.models import Member, Organization
 from tests.cli.outcome import assert_refused, ok
 from tests.factories import make_member, make_org
@@ -58,6 +59,25 @@ def test_init_creates_the_schema_then_has_nothing_to_apply(rua, tmp_path):
                                     if url.startswith("sqlite") else [])
         assert second[0] == "nothing to apply" and second[1:] == first[done:]
         ok(rua("org", "create", "Acme", url=url))
+
+
+def test_init_refuses_a_store_a_newer_rua_made_and_changes_nothing(rua, tmp_path):
+    with empty_database_url(tmp_path) as url:
+        ok(rua("init", url=url))
+        newer = make_database(url)
+        with newer.connection_context():
+            newer.execute_sql("INSERT INTO schema_version (version, description, applied_at) "
+                              "VALUES (99, 'made by a newer rua', CURRENT_TIMESTAMP)")
+        refusal = (f"the store's schema version 99 is newer than this rua knows "
+                   f"({latest_version()}): run a rua that knows it")
+        assert_refused(rua("init", url=url), refusal)
+        assert_refused(rua("org", "list", url=url), refusal)
+        assert_refused(rua("scheduler", url=url), refusal)
+        with newer.connection_context():
+            rows = newer.execute_sql("SELECT count(*) FROM schema_version").fetchone()[0]
+        if hasattr(newer, "close_all"):
+            newer.close_all()
+        assert rows == len(MIGRATIONS) + 1
 
 
 @pytest.mark.parametrize("command", [("org", "list"), ("org", "create", "Acme"),

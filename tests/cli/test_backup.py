@@ -4,13 +4,18 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import sqlite3
 import subprocess
 import sys
 
 import pytest
 
+from store import open_db
+from store.backup import backup_sqlite
 from store.clock import utcnow
+from store.migrations import MIGRATIONS, latest_version, migrate
 from store.models import Report
+from tests.factories import make_org
 from tests.ingest import xmlbuild
 from webapp import create_app
 
@@ -144,3 +149,44 @@ def test_on_postgres_backup_checks_the_server_and_prints_pg_dump_without_the_pas
     from urllib.parse import urlsplit
     password = urlsplit(config.database_url).password
     assert password is None or password not in done.stdout
+
+
+@pytest.mark.parametrize("statement, reason", [
+    (("CREATE TRIGGER org_owner_key AFTER INSERT ON organization BEGIN "
+      "UPDATE organization SET plan = 'enterprise' WHERE id = NEW.id; END"),
+     "the backup holds a trigger rua does not create: org_owner_key"),
+    ("UPDATE schema_version SET version = 99 WHERE version = 1",
+     f"the backup's schema version 99 is newer than this rua knows ({latest_version()})"),
+])
+def test_restore_refuses_an_edited_backup_in_one_line_and_writes_nothing(config, sqlite_only,
+                                                                         tmp_path, statement,
+                                                                         reason):
+    run(config, "init")
+    copy = tmp_path / "copy.db"
+    run(config, "backup", str(copy))
+    with sqlite3.connect(copy) as edited:
+        edited.execute(statement)
+    edited.close()
+    target = tmp_path / "restored"
+    refused = run(config, "restore", str(copy), url=f"sqlite:///{target}/rua.db", check=False)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == f"rua: error: {reason}\n"
+    assert not target.exists()
+    assert not [name for name in os.listdir(tmp_path) if name.startswith(".rua-restore-")]
+
+
+def test_a_backup_of_the_release_before_restores_then_init_has_nothing_to_apply(config,
+                                                                                sqlite_only,
+                                                                                tmp_path):
+    # As the release before this one made its store and `rua backup` copied it.
+    older = tmp_path / "older.db"
+    made = open_db(f"sqlite:///{older}")
+    with made.connection_context():
+        migrate(made, versions={version for version, _, _ in MIGRATIONS[:-1]})
+        make_org("Older")
+    backup_sqlite(str(older), str(tmp_path / "copy.db"))
+    restored = f"sqlite:///{tmp_path / 'restored.db'}"
+    done = run(config, "restore", str(tmp_path / "copy.db"), url=restored)
+    assert done.stdout.splitlines()[-1].startswith(f"applied migration {latest_version()}: ")
+    assert run(config, "init", url=restored).stdout.startswith("nothing to apply\n")
+    assert "Older" in run(config, "org", "list", url=restored).stdout

@@ -44,10 +44,6 @@ def test_an_old_store_is_upgraded_in_place(database, config, tmp_path):
 def test_it_runs_on_a_store_that_has_higher_versions_already(database):
     """Branches merged out of order: a store made at version 13 lacks 10 and still gets it."""
     SchemaVersion.delete().where(SchemaVersion.version == 10).execute()
-    SchemaVersion.create(version=99, description="a later one")
     database.execute_sql('ALTER TABLE "report" DROP COLUMN content_digest')
-    try:
-        assert 10 in dict(migrations.migrate(database))
-        assert "content_digest" in {c.name for c in database.get_columns("report")}
-    finally:
-        SchemaVersion.delete().where(SchemaVersion.version == 99).execute()
+    assert 10 in dict(migrations.migrate(database))
+    assert "content_digest" in {c.name for c in database.get_columns("report")}

@@ -110,6 +110,16 @@ def test_a_store_upgraded_without_rua_init_stops_the_app_with_the_fix(config, da
         create_app(config)
 
 
+def test_a_store_a_newer_rua_made_stops_the_app(config, database):
+    from store.models import SchemaVersion
+    SchemaVersion.create(version=99, description="made by a newer rua")
+    try:
+        with pytest.raises(RuntimeError, match="schema version 99 is newer than this rua knows"):
+            create_app(config)
+    finally:        # create_app pointed the shared proxy at its own connection
+        database.execute_sql("DELETE FROM schema_version WHERE version = 99")
+
+
 def test_a_store_never_initialized_is_left_to_each_request(config, tmp_path):
     create_app(config.replace(database_url=f"sqlite:///{tmp_path / 'empty.db'}"))
 
