@@ -349,6 +349,7 @@ def described(version: int, description: str) -> str:
 
 ADD_CONTENT_DIGEST = ("""ALTER TABLE "report" ADD COLUMN "content_digest" VARCHAR(64) """
                       """NOT NULL DEFAULT ''""")
+ADD_TLS_CONTENT_DIGEST = ADD_CONTENT_DIGEST.replace('"report"', '"tls_report"')
 
 
 def current_version(database) -> int:
