@@ -56,7 +56,7 @@ def keep_aside(copy: Copy, content: bytes, org_id: str, stored_text: str, link: 
         detail=(f"A copy of {stored_text} arrived with other content and was kept aside as "
                 f"copy {kept.id}, applied to no figure; {fix} (`rua report copies` lists the "
                 f"kept copies)."),
-        domain=copy.domain.split(",")[0], link=link, now=now)
+        domain=copy.domain.split(",")[0][:253], link=link, now=now)
     return ReportError(
         f"conflicting copy: {stored_text} is stored with the same reporter, report id, domain "
         f"and period but other content; the stored report is kept unchanged and this copy "

@@ -17,7 +17,8 @@ def keep(org_id: str, kind: str, key: str, digest: str, content: bytes, *, org_n
     if found is not None:
         return found
     (ReportCopy.insert(org=org_id, kind=kind, dedupe_key=key, content_digest=digest, form=form,
-                       content=zlib.compress(content), org_name=org_name, report_id=report_id,
+                       content=zlib.compress(content), org_name=org_name[:255],
+                       report_id=report_id[:255],
                        domain=domain, date_begin=date_begin, date_end=date_end, reason=reason,
                        received_at=received_at)
      .on_conflict_ignore().execute())      # another process kept the same copy meanwhile
