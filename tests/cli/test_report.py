@@ -1,5 +1,7 @@
 """`rua report copies|replace`: the kept copies listed, a dry run that changes nothing, and a
 replace the API shows (/reports/{id}, /tls-reports/{id}) that replacing again undoes."""
+import time
+
 from ingest.pipeline import ingest_paths
 from store import db
 from store.clock import utcnow
@@ -102,3 +104,23 @@ def test_a_pruned_report_or_an_unknown_copy_is_refused_in_one_line(rua, acme, co
     assert (unknown.exit_code, unknown.stderr) == (
         2, "rua: error: no kept copy 9 (`rua report copies ORG` lists them)\n")
     assert [r.messages for r in DailyRollup.select()] == [999_999]
+
+
+def test_the_snapshots_show_the_copy_put_in_place_after_the_next_refresh(rua, acme, config,
+                                                                         database, tmp_path):
+    make_domain(acme, "example.com")
+    begin = (int(time.time()) // 86400 - 2) * 86400          # the day before yesterday
+    window = {"report_id": "recent", "begin": begin, "end": begin + 86399}
+    ingest(config, tmp_path, "forged.xml", xb.report_bytes(
+        records=[xb.record(source_ip="198.51.100.7", count=999_999, dkim="fail", spf="fail")],
+        **window))
+    ingest(config, tmp_path, "genuine.xml", xb.report_bytes(records=[xb.record(count=12)],
+                                                           **window))
+
+    def card() -> tuple:
+        assert rua("snapshot", "--org", "Acme").exit_code == 0
+        [found] = api(config, database, "/dashboard/overview", acme)["domain_cards"]
+        return found["total_messages"], found["compliance_rate"]
+    assert card() == (999_999, 0.0)
+    assert rua("report", "replace", "1", "--yes").exit_code == 0
+    assert card() == (12, 100.0)
