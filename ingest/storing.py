@@ -44,7 +44,8 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
                  caps: DomainCaps | None = None, document: Document | None = None) -> Stored:
     """Route, dedupe and store one report; ReportError (nothing stored) when it cannot be.
     caps: a report whose domain is new to the organization is refused past them.
-    document: the report's document, kept aside when the report is a conflicting copy.
+    document: the report's document, kept aside when the report is a conflicting copy (so a
+    report with a digest needs it).
 
     One transaction (a savepoint inside the caller's, ingest/pipeline.py) holds the look-ups
     and the writes."""

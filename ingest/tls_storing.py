@@ -101,7 +101,8 @@ def _store(parsed: Parsed, org: Organization, key: str, digest: str, days, recei
     total = parsed.successful + parsed.failed
     warnings = notes + parsed.warnings
     report = TlsReport.create(
-        org=org.id, dedupe_key=key, content_digest=digest, org_name=_cut(parsed.org_name, 255, "organization-name", warnings),
+        org=org.id, dedupe_key=key, content_digest=digest,
+        org_name=_cut(parsed.org_name, 255, "organization-name", warnings),
         report_id=_cut(parsed.report_id, 255, "report-id", warnings),
         contact_info=_cut(parsed.contact_info, 320, "contact-info", warnings),
         date_begin=parsed.date_begin, date_end=parsed.date_end, day_begin=days[0],

@@ -13,7 +13,8 @@ from tests.ingest import tlsbuild as tb
 from tests.ingest import xmlbuild as xb
 
 GENUINE = xb.report_bytes(report_id="2026-03-05", records=[
-    xb.record(source_ip="192.0.2.1", count=12), xb.record(source_ip="192.0.2.2", count=3, dkim="fail")])
+    xb.record(source_ip="192.0.2.1", count=12),
+    xb.record(source_ip="192.0.2.2", count=3, dkim="fail")])
 FORGED = xb.report_bytes(report_id="2026-03-05", records=[
     xb.record(source_ip="198.51.100.7", count=999_999, dkim="fail", spf="fail")])
 # Another reporter's report of the same day and a shared source: its figures must stay.
