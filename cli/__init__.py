@@ -11,7 +11,7 @@ import os
 import click
 
 from cli import (admin, backup, demo, dns, domains, events, fetch, ingest, keys, notify, prune,
-                 snapshot, sources)
+                 report, snapshot, sources)
 from cli.common import RuaGroup, fail
 from config import Config, ConfigError
 
@@ -49,3 +49,4 @@ main.add_command(events.event)
 main.add_command(backup.backup)
 main.add_command(backup.restore)
 main.add_command(prune.prune)
+main.add_command(report.report)

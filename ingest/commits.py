@@ -48,7 +48,7 @@ class Group:
             db.execute_sql(_POSTGRES_UNFLUSHED)
         else:
             db.execute_sql(_SQLITE_FLUSHED)
-            # IMMEDIATE: the write lock from the start, as storing._writing says why. A store
+            # IMMEDIATE: the write lock from the start, as storing.writing says why. A store
             # locked past its busy timeout raises here, and the group is not open.
             transaction = db.transaction(lock_type="IMMEDIATE")
             try:

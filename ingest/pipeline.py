@@ -152,7 +152,7 @@ def _ingest_one(item, result: FileResult, org, config, group,
         if budget is not None:
             parsed.records = budget.watch(parsed.records)
         group.open()
-        stored = store_report(parsed, org=org, caps=DomainCaps.of(config))
+        stored = store_report(parsed, org=org, caps=DomainCaps.of(config), document=item)
         group.stored()
     except Exception as exc:            # a fault in one input must not stop the batch
         result.refusals.append(_refusal(item.origin, exc))

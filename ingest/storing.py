@@ -6,8 +6,8 @@ from datetime import datetime, time
 
 from peewee import IntegrityError, Value
 
-from ingest import rollups, routing, source_facts
-from ingest.model import ParsedReport, ReportError
+from ingest import copies, rollups, routing, source_facts
+from ingest.model import Document, ParsedReport, ReportError
 from ingest.printable import bounded
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
 from rules.rates import rate
@@ -41,9 +41,11 @@ class Stored:
 
 
 def store_report(parsed: ParsedReport, *, org=None, received_at=None,
-                 caps: DomainCaps | None = None) -> Stored:
+                 caps: DomainCaps | None = None, document: Document | None = None) -> Stored:
     """Route, dedupe and store one report; ReportError (nothing stored) when it cannot be.
     caps: a report whose domain is new to the organization is refused past them.
+    document: the report's document, kept aside when the report is a conflicting copy (so a
+    report with a digest needs it).
 
     One transaction (a savepoint inside the caller's, ingest/pipeline.py) holds the look-ups
     and the writes."""
@@ -55,25 +57,38 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
     key = dedupe_key(meta.org_name, meta.report_id, domain, meta.date_begin, meta.date_end)
     now = received_at or utcnow()
     try:
-        with _writing():
+        with writing():
             return _route_and_store(parsed, org, domain, key, caps, now)
     except _NoRoom as refusal:
         raise _refuse(refusal.org, domain, refusal.cap, now) from None
+    except _Conflicting as conflicting:
+        raise _keep_aside(parsed, conflicting.stored, key, document, now) from None
     except IntegrityError:
         # Another process stored the same report between our look-up and our insert.
         existing = _stored(_target(org, domain).id, key)
         if existing is None:
             raise
-        return resent(existing, parsed.digest)
+        try:
+            return _resent(existing, parsed.digest)
+        except _Conflicting:
+            raise _keep_aside(parsed, existing, key, document, now) from None
 
 
-def _writing():
+def writing():
     """The report's transaction. On SQLite it takes the write lock at once (IMMEDIATE): its
     reads come first, and a snapshot read before another ingest's commit could not be written
     from. Inside a caller's transaction it is a savepoint."""
     if is_postgres():
         return db.atomic()
     return db.atomic(lock_type="IMMEDIATE")
+
+
+class _Conflicting(Exception):
+    """The report is a conflicting copy of the stored report under its key."""
+
+    def __init__(self, stored: Report):
+        super().__init__(stored.id)
+        self.stored = stored
 
 
 class _NoRoom(Exception):
@@ -93,7 +108,7 @@ def _route_and_store(parsed, org, domain: str, key: str, caps, now: datetime) ->
     target = _target(org, domain)
     existing = _stored(target.id, key)
     if existing is not None:
-        return resent(existing, parsed.digest)
+        return _resent(existing, parsed.digest)
     try:
         days = window_days(meta.date_begin, meta.date_end)
     except ValueError as exc:
@@ -107,20 +122,28 @@ def _route_and_store(parsed, org, domain: str, key: str, caps, now: datetime) ->
     return Stored("stored", _store(parsed, target, domain, key, days, now, monitored))
 
 
-def resent(existing: Report, digest: str) -> Stored:
-    """A copy of a stored report: a duplicate when its content is the same (or either digest
-    unknown), else ReportError naming the stored report, which stays as it is."""
-    if not (digest and existing.content_digest) or digest == existing.content_digest:
+def _resent(existing: Report, digest: str) -> Stored:
+    """A copy of a stored report: a duplicate, or _Conflicting (ingest/copies.py judges)."""
+    if copies.judge(existing.content_digest, digest) == copies.DUPLICATE:
         return Stored("duplicate", existing)
-    raise ReportError(conflict(existing))
+    raise _Conflicting(existing)
 
 
-def conflict(existing: Report) -> str:
-    """Why a copy that differs from the stored report under its key is refused."""
-    return (f"conflicting copy: report {existing.id} ({bounded(existing.org_name)} report "
-            f"{bounded(existing.report_id)} for {existing.domain}, {existing.day_begin} to "
-            f"{existing.day_end}) is stored with the same reporter, report id, domain and period "
-            f"but other content; the stored report is kept unchanged and this copy refused")
+def _keep_aside(parsed, stored: Report, key: str, document: Document | None,
+                now: datetime) -> ReportError:
+    """A conflicting copy kept aside (its document, as read again) and the refusal saying so."""
+    meta = parsed.meta
+    copy = copies.Copy("dmarc", key, parsed.digest, meta.org_name, meta.report_id, stored.domain,
+                       meta.date_begin, meta.date_end)
+    with document.open() as stream, db.atomic():
+        return copies.keep_aside(copy, stream.read(), stored.org_id, described(stored),
+                                 f"/reports/{stored.id}", now)
+
+
+def described(report: Report) -> str:
+    """A stored report as a refusal or an event names it."""
+    return (f"report {report.id} ({bounded(report.org_name)} report {bounded(report.report_id)} "
+            f"for {report.domain}, {report.day_begin} to {report.day_end})")
 
 
 def over_cap(total: int, today: int, caps: DomainCaps) -> str | None:

@@ -1,10 +1,13 @@
 """Store one parsed TLS report: routed by its policy domains, deduplicated, one transaction."""
 from __future__ import annotations
 
+import io
+
 from peewee import IntegrityError
 
-from ingest import routing
+from ingest import copies, routing
 from ingest.model import ReportError
+from ingest.printable import bounded
 from ingest.storing import Stored
 from ingest.tls_report import TlsReport as Parsed
 from rules.rates import rate
@@ -13,7 +16,7 @@ from store import compiled as sql
 from store import db, events
 from store.clock import utcnow
 from store.models import Organization, TlsDay, TlsPolicy, TlsReport
-from store.report_keys import tls_dedupe_key
+from store.report_keys import content_digest, tls_dedupe_key
 
 _SUMS = (TlsDay.reports, TlsDay.successful_sessions, TlsDay.failed_sessions)
 
@@ -44,33 +47,62 @@ def route(parsed: Parsed) -> Organization:
 
 
 def store_tls_report(parsed: Parsed, *, org=None, received_at=None, notes=()) -> Stored:
-    """Route, dedupe and store one TLS report; ReportError (nothing stored) when it cannot be."""
+    """Route, dedupe and store one TLS report; ReportError (nothing stored) when it cannot be,
+    a conflicting copy of a stored report kept aside (ingest/copies.py)."""
     target = routing.find_org(org) if org is not None else route(parsed)
     key = tls_dedupe_key(parsed.org_name, parsed.report_id, parsed.date_begin, parsed.date_end)
-    existing = TlsReport.get_or_none(TlsReport.org == target.id, TlsReport.dedupe_key == key)
+    digest = content_digest(io.BytesIO(parsed.body.encode("utf-8", "surrogatepass")))
+    now = received_at or utcnow()
+    existing = _stored(target.id, key)
     if existing is not None:
-        return Stored("duplicate", existing)
+        return _resent(existing, parsed, key, digest, now)
     try:
         days = window_days(parsed.date_begin, parsed.date_end)
     except ValueError as exc:
         raise ReportError(str(exc)) from None
     try:
         with db.atomic():
-            report = _store(parsed, target, key, days, received_at or utcnow(), list(notes))
+            report = _store(parsed, target, key, digest, days, now, list(notes))
     except IntegrityError:
         # Another process stored the same report between our look-up and our insert.
-        existing = TlsReport.get_or_none(TlsReport.org == target.id, TlsReport.dedupe_key == key)
+        existing = _stored(target.id, key)
         if existing is None:
             raise
-        return Stored("duplicate", existing)
+        return _resent(existing, parsed, key, digest, now)
     return Stored("stored", report)
 
 
-def _store(parsed: Parsed, org: Organization, key: str, days, received_at, notes) -> TlsReport:
+def _stored(org_id: str, key: str) -> TlsReport | None:
+    return TlsReport.get_or_none(TlsReport.org == org_id, TlsReport.dedupe_key == key)
+
+
+def _resent(existing: TlsReport, parsed: Parsed, key: str, digest: str, now) -> Stored:
+    """A copy of a stored TLS report: a duplicate, or a conflicting copy kept aside."""
+    if copies.judge(existing.content_digest, digest) == copies.DUPLICATE:
+        return Stored("duplicate", existing)
+    copy = copies.Copy("tlsrpt", key, digest, parsed.org_name, parsed.report_id,
+                       ", ".join(parsed.domains), parsed.date_begin, parsed.date_end)
+    with db.atomic():
+        refusal = copies.keep_aside(copy, parsed.body.encode("utf-8", "surrogatepass"),
+                                    existing.org_id, described(existing),
+                                    f"/tls-reports/{existing.id}", now)
+    raise refusal
+
+
+def described(report: TlsReport) -> str:
+    """A stored TLS report as a refusal or an event names it."""
+    return (f"TLS report {report.id} ({bounded(report.org_name)} report "
+            f"{bounded(report.report_id)} for {bounded(', '.join(report.policy_domains))}, "
+            f"{report.day_begin} to {report.day_end})")
+
+
+def _store(parsed: Parsed, org: Organization, key: str, digest: str, days, received_at,
+           notes) -> TlsReport:
     total = parsed.successful + parsed.failed
     warnings = notes + parsed.warnings
     report = TlsReport.create(
-        org=org.id, dedupe_key=key, org_name=_cut(parsed.org_name, 255, "organization-name", warnings),
+        org=org.id, dedupe_key=key, content_digest=digest,
+        org_name=_cut(parsed.org_name, 255, "organization-name", warnings),
         report_id=_cut(parsed.report_id, 255, "report-id", warnings),
         contact_info=_cut(parsed.contact_info, 320, "contact-info", warnings),
         date_begin=parsed.date_begin, date_end=parsed.date_end, day_begin=days[0],
@@ -88,13 +120,14 @@ def _store(parsed: Parsed, org: Organization, key: str, days, received_at, notes
     if warnings != (report.parse_warnings or []):
         report.parse_warnings = warnings
         report.save(only=[TlsReport.parse_warnings])
-    for domain, policies in _by_domain(parsed).items():
+    for domain, policies in by_domain(parsed).items():
         _add_day(org.id, domain, days[2], policies, parsed.date_end)
     events.mark_dirty(org.id)
     return report
 
 
-def _by_domain(parsed: Parsed) -> dict[str, list]:
+def by_domain(parsed: Parsed) -> dict[str, list]:
+    """The report's policies by the domain whose day they count on."""
     grouped: dict[str, list] = {}
     for policy in parsed.policies:
         if policy.policy_domain and len(policy.policy_domain) <= 253:
@@ -105,19 +138,28 @@ def _by_domain(parsed: Parsed) -> dict[str, list]:
 def _add_day(org_id: str, domain: str, day, policies: list, date_end: int):
     """Add the report's sessions for one domain to its TlsDay row (created when missing)."""
     key = [TlsDay.org, TlsDay.domain, TlsDay.day]
-    sums = (1, sum(p.successful for p in policies), sum(p.failed for p in policies))
+    successful, failed, added = day_sums(policies)
     empty = [TlsDay.failures, TlsDay.policy_types, TlsDay.last_report_end]
-    sql.insert_rows(TlsDay, key + list(_SUMS) + empty, [(org_id, domain, day, *sums, {}, [], 0)],
+    sql.insert_rows(TlsDay, key + list(_SUMS) + empty,
+                    [(org_id, domain, day, 1, successful, failed, {}, [], 0)],
                     conflict=key, add=list(_SUMS))
     row = TlsDay.get(TlsDay.org == org_id, TlsDay.domain == domain, TlsDay.day == day)
     failures = dict(row.failures or {})
-    for policy in policies:
-        for kind, count in policy.failures.items():
-            failures[kind] = failures.get(kind, 0) + count
+    for kind, count in added.items():
+        failures[kind] = failures.get(kind, 0) + count
     types = sorted(set(row.policy_types or []) | {p.policy_type for p in policies if p.policy_type})
     TlsDay.update(failures=failures, policy_types=types,
                   last_report_end=max(row.last_report_end, date_end)).where(
         TlsDay.id == row.id).execute()
+
+
+def day_sums(policies: list) -> tuple[int, int, dict[str, int]]:
+    """One domain's policies summed for its day: successful, failed, failed by result type."""
+    failures: dict[str, int] = {}
+    for policy in policies:
+        for kind, count in policy.failures.items():
+            failures[kind] = failures.get(kind, 0) + count
+    return (sum(p.successful for p in policies), sum(p.failed for p in policies), failures)
 
 
 def _cut(text: str, limit: int, name: str, warnings: list) -> str:

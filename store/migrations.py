@@ -12,7 +12,8 @@ messages being read; version 11 indexes domains by name for routing and lets ing
 report's row after its records on Postgres (their reference to it checked at commit); version
 12 adds SMTP TLS reports, their policies and their daily totals; version 13 keeps each
 scheduled job's last run; version 14 has reports say when retention deleted their records;
-version 15 drops each table's (org_id) index, which its other indexes lead with. Once a
+version 15 drops each table's (org_id) index, which its other indexes lead with; version 16
+gives TLS reports a content digest and keeps conflicting copies of reports aside. Once a
 release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
 add_column and friends), so an existing database is upgraded in place without losing data.
 """
@@ -22,7 +23,7 @@ from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
 from store.models import (MODELS, Domain, IntakeAttempt, JobRun, NotifyChannel, Outbox, Record,
-                          Report, SchemaVersion, Source, SourceDomain, TlsDay, TlsPolicy, TlsReport,
+                          Report, ReportCopy, SchemaVersion, Source, SourceDomain, TlsDay, TlsPolicy, TlsReport,
                           Usage)
 from store.report_keys import dedupe_key
 
@@ -298,6 +299,14 @@ def _records_pruned_at(database):
     _add_columns(database, Report, [Report.records_pruned_at])
 
 
+def _copies_kept_aside(database):
+    """TLS reports carry a content digest ("" for those stored before, whose copies stay plain
+    duplicates); conflicting copies of either kind of report get their table."""
+    if "content_digest" not in {c.name for c in database.get_columns("tls_report")}:
+        database.execute_sql(ADD_TLS_CONTENT_DIGEST)      # a constant default: no table copy
+    database.create_tables([ReportCopy], safe=True)
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -319,6 +328,8 @@ MIGRATIONS = [
     (13, "the last run of each scheduled job", _job_runs),
     (14, "reports say when retention deleted their records", _records_pruned_at),
     (15, "foreign key indexes covered by others dropped", _key_indexes_covered_by_others),
+    (16, "TLS reports carry a content digest; conflicting copies of reports kept aside",
+     _copies_kept_aside),
 ]
 
 
@@ -338,6 +349,7 @@ def described(version: int, description: str) -> str:
 
 ADD_CONTENT_DIGEST = ("""ALTER TABLE "report" ADD COLUMN "content_digest" VARCHAR(64) """
                       """NOT NULL DEFAULT ''""")
+ADD_TLS_CONTENT_DIGEST = ADD_CONTENT_DIGEST.replace('"report"', '"tls_report"')
 
 
 def applied_versions(database) -> set[int]:

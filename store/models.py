@@ -241,6 +241,8 @@ class TlsReport(BaseModel):
     id = UlidField(primary_key=True, default=new_ulid)
     org = ForeignKeyField(Organization, backref="tls_reports", on_delete="CASCADE", index=False)
     dedupe_key = CharField(max_length=64)        # organization-name, report-id and period
+    # SHA-256 of the JSON without whitespace: a resent copy or a conflicting one ("": before).
+    content_digest = CharField(max_length=64, default="")
     org_name = CharField(max_length=255)
     report_id = CharField(max_length=255)
     contact_info = CharField(max_length=320, default="")
@@ -300,6 +302,32 @@ class TlsDay(BaseModel):
 
     class Meta:
         indexes = ((("org", "domain", "day"), True), (("org", "day"), False))
+
+
+class ReportCopy(BaseModel):
+    """A copy of a stored report (DMARC or TLS) with the same key but other content, kept
+    aside: applied to no figure, ready to be put in place of the stored one by `rua report
+    replace` (ingest/replacing.py). One row per content under a key, however often it came."""
+    id = BigAutoField()
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
+    kind = CharField(max_length=8)               # dmarc | tlsrpt
+    dedupe_key = CharField(max_length=64)        # the stored report's (store/report_keys.py)
+    content_digest = CharField(max_length=64)
+    # received: the document as it came; stored: the rows rua kept of a DMARC report it
+    # replaced (rua keeps no DMARC report's XML), as JSON.
+    form = CharField(max_length=8, default="received")
+    content = BlobField()                        # zlib-compressed
+    org_name = CharField(max_length=255)
+    report_id = CharField(max_length=255)
+    domain = TextField(default="")               # TLS: its policy domains, comma-separated
+    date_begin = BigIntegerField()
+    date_end = BigIntegerField()
+    # arrived: refused for the figures on arrival; replaced: set aside by an operator's replace.
+    reason = CharField(max_length=8, default="arrived")
+    received_at = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("org", "kind", "dedupe_key", "content_digest"), True),)
 
 
 class Source(BaseModel):
@@ -530,6 +558,6 @@ class SchemaVersion(BaseModel):
 
 MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
           Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage,
-          TlsReport, TlsPolicy, TlsDay, JobRun, IntakeAttempt]
+          TlsReport, TlsPolicy, TlsDay, JobRun, IntakeAttempt, ReportCopy]
 
 __all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]

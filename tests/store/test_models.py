@@ -6,11 +6,12 @@ import datetime
 import pytest
 from peewee import ForeignKeyField, IntegrityError
 
-from store import keys, meter, migrations, open_db
+from store import keys, meter, migrations, open_db, report_copies
 from store.migrations import current_version, latest_version, migrate
 from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, Member,
-                          NotifyChannel, Organization, Record, Report, SchemaVersion,
-                          ScoreHistory, Snapshot, Source, SourceDomain, Usage)
+                          NotifyChannel, Organization, Record, Report, ReportCopy,
+                          SchemaVersion, ScoreHistory, Snapshot, Source, SourceDomain,
+                          TlsReport, Usage)
 from tests.factories import make_domain, make_key, make_member, make_org, make_tls_report
 from tests.store.scratch import empty_database_url
 
@@ -155,10 +156,22 @@ def test_a_store_made_before_version_15_loses_the_foreign_key_indexes_others_cov
     for table, column in (("report", "org_id"), ("source", "org_id"), ("outbox", "event_id")):
         empty_database.execute_sql(      # as version 1 made them
             f'CREATE INDEX "{table}_{column}" ON "{table}" ("{column}")')
-    assert migrate(empty_database) == [(15, "foreign key indexes covered by others dropped")]
+    assert migrate(empty_database)[0] == (15, "foreign key indexes covered by others dropped")
     for table, column in (("report", "org_id"), ("source", "org_id"), ("outbox", "event_id")):
         names = {index.name for index in empty_database.get_indexes(table)}
         assert f"{table}_{column}" not in names and names
+
+
+def test_a_store_made_before_version_16_gets_tls_digests_and_the_kept_copies(empty_database,
+                                                                           monkeypatch):
+    migrate_up_to(empty_database, 15, monkeypatch)
+    stored = make_tls_report(make_org())
+    empty_database.execute_sql('ALTER TABLE "tls_report" DROP COLUMN "content_digest"')
+    empty_database.execute_sql('DROP TABLE "report_copy"')      # as version 15 left them
+    assert migrate(empty_database) == [
+        (16, "TLS reports carry a content digest; conflicting copies of reports kept aside")]
+    assert TlsReport.get_by_id(stored.id).content_digest == ""   # a copy of it is a duplicate
+    assert ReportCopy.select().count() == 0
 
 
 def test_no_index_of_a_new_store_is_led_by_another_ones_columns(database):
@@ -252,6 +265,9 @@ def test_deleting_an_organization_removes_everything_it_owns(database):
         Event.create(org=org, type="new_source", severity="info", title="t", dedupe_key="d")
         NotifyChannel.create(org=org, kind="email", target="ops@example.com")
         make_tls_report(org)
+        report_copies.keep(org.id, "dmarc", "key", "digest", b"<feedback/>", org_name="r",
+                           report_id="1", domain="example.com", date_begin=0, date_end=1,
+                           received_at=datetime.datetime(2026, 1, 1))
     doomed.delete_instance()
     # The request counters are kept apart (on SQLite in their own file), outside the cascade.
     owned = [m for m in MODELS if isinstance(m._meta.fields.get("org"), ForeignKeyField)]

@@ -8,7 +8,8 @@ CATEGORIES = {"verification_state", "alert_type", "alert_severity", "action_item
 SEVERITIES = {"neutral", "success", "info", "warning", "critical"}
 DELIVERABLE = {"new_sender", "unauthorized_sender", "compliance_drop", "policy_changed",
                "dns_record_missing", "dns_record_invalid", "spf_lookup_limit", "verification_lost",
-               "blocklisted_source", "no_reports", "auto_domain_cap", "tls_failures"}
+               "blocklisted_source", "no_reports", "auto_domain_cap", "tls_failures",
+               "conflicting_copy"}
 IN_APP_ONLY = {"weak_dkim_key", "report_parse_warnings", "quota_near_cap"}
 
 
