@@ -2,7 +2,7 @@
 reading (killed, out of memory) or when an error rua cannot classify refuses part of it; after
 POISON_AFTER failed readings the message is filed as refused. A failure of the store itself
 (unreachable, locked, restarting) is not the message's: it does not count, and the message is
-kept and read again however often, so a store's outage never costs a genuine report."""
+kept and read again however often, so a store's outage does not cost a genuine report."""
 from __future__ import annotations
 
 import hashlib
