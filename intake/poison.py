@@ -58,29 +58,43 @@ def read_once(key: str, origin: str,
         return Reading(refused_unread(origin, failed), REFUSED)
     counted = _record(intake_attempts.begin, key, utcnow())
     try:
-        result = read()
-    except Exception as exc:
-        if is_store_failure(exc):
-            if counted:
-                _record(intake_attempts.take_back, key)
-            raise
-        result = FileResult(origin)
-        refuse(result, origin, exc)         # an error that escaped the pipeline: unexpected
-        result.settle()
+        result = _read(origin, read)
+    except Exception:
+        _take_back(key, counted)
+        raise
     if result is None:
         _record(intake_attempts.finish, key)
         return None
     goes = filed_as(outcome(result), failed + 1)
-    if goes == KEEP and result.fault == STORE_FAILED:
-        if counted:
-            _record(intake_attempts.take_back, key)
+    if goes != KEEP:
+        _record(intake_attempts.finish, key)
+        return Reading(result, goes)
+    if result.fault == STORE_FAILED:
+        _take_back(key, counted)
         result.error += "; the message is kept and read again next time"
-    elif goes == KEEP:                      # this failed reading stays counted
+    else:                                   # this failed reading stays counted
         result.error += (f"; the message is kept and read again, and refused once "
                          f"{POISON_AFTER} readings have failed")
-    else:
-        _record(intake_attempts.finish, key)
     return Reading(result, goes)
+
+
+def _read(origin: str, read: Callable[[], FileResult | None]) -> FileResult | None:
+    """read()'s result; an error escaping it that is not the store's failure is refused as
+    unexpected, as the pipeline refuses one inside it."""
+    try:
+        return read()
+    except Exception as exc:
+        if is_store_failure(exc):
+            raise
+        result = FileResult(origin)
+        refuse(result, origin, exc)
+        return result.settle()
+
+
+def _take_back(key: str, counted: bool) -> None:
+    """The store failed during this reading: it does not count (if it was counted at all)."""
+    if counted:
+        _record(intake_attempts.take_back, key)
 
 
 def _record(change: Callable, *args) -> bool:

@@ -12,10 +12,12 @@ import sqlite3
 
 import psycopg2
 import pytest
+from peewee import OperationalError
 
 from intake import imap
 from intake.mailbox_url import parse_url
-from intake.poison import POISON_AFTER, message_key, refused_unread
+from intake.outcome import KEEP, REFUSED
+from intake.poison import POISON_AFTER, message_key, read_once, refused_unread
 from store import intake_attempts
 from store.clock import utcnow
 from store.models import IntakeAttempt, Report
@@ -48,6 +50,26 @@ def test_the_rule_and_its_record(database):
     assert IntakeAttempt.select().count() == 0
     result = refused_unread("new/1.a.host", 2)
     assert (result.status, result.error) == ("refused", f"new/1.a.host: {REFUSAL}; refused unread")
+
+
+def test_an_error_escaping_the_reading_counts_and_the_stores_is_raised_uncounted(database):
+    key = message_key("maildir:/srv/mail", "1.a.host")
+
+    def unexpected():
+        return {}["policies"]
+
+    def locked():
+        raise OperationalError("database is locked")
+
+    first = read_once(key, "new/1.a.host", unexpected)
+    assert first.goes == KEEP and intake_attempts.failed(key) == 1
+    assert first.result.error.startswith("new/1.a.host: unexpected error (KeyError: 'policies')")
+    with pytest.raises(OperationalError):
+        read_once(key, "new/1.a.host", locked)
+    assert intake_attempts.failed(key) == 1
+    second = read_once(key, "new/1.a.host", unexpected)
+    assert second.goes == REFUSED and IntakeAttempt.select().count() == 0
+    assert second.result.error == "new/1.a.host: unexpected error (KeyError: 'policies')"
 
 
 def test_a_maildir_message_that_kills_the_process_is_refused_on_the_third_reading(
