@@ -12,7 +12,14 @@ from intake.poison import POISON_AFTER, filed_as
 
 STORED = {"status": "stored"}
 SEEN = {"status": "duplicate"}
-LOCKED = peewee.OperationalError("database is locked")
+
+
+def wrapped(error: Exception, as_class=peewee.OperationalError) -> Exception:
+    """The driver's error as peewee raises it."""
+    return as_class(error, *error.args)
+
+
+LOCKED = wrapped(sqlite3.OperationalError("database is locked"))
 BUG = OverflowError("Python int too large to convert to SQLite INTEGER")
 
 
@@ -51,11 +58,13 @@ def test_the_reason_names_the_store_or_the_unexpected_error():
     ((peewee.DataError("bigint out of range"),), POISON_AFTER, REFUSED),
     ((peewee.IntegrityError("NOT NULL constraint failed"),), POISON_AFTER, REFUSED),
     ((KeyError("policies"),), POISON_AFTER, REFUSED),
+    ((wrapped(sqlite3.OperationalError("too many SQL variables")),), POISON_AFTER, REFUSED),
     # The store's failure: kept however many readings failed, even beside an unexpected error.
     ((LOCKED,), POISON_AFTER + 5, KEEP),
     ((BUG, LOCKED), POISON_AFTER + 5, KEEP),
     ((sqlite3.OperationalError("database is locked"),), POISON_AFTER + 5, KEEP),
-    ((peewee.InterfaceError("connection already closed"),), POISON_AFTER + 5, KEEP),
+    ((wrapped(psycopg2.InterfaceError("connection already closed"), peewee.InterfaceError),),
+     POISON_AFTER + 5, KEEP),
     ((psycopg2.errors.AdminShutdown("terminating connection"),), POISON_AFTER + 5, KEEP),
 ], ids=repr)
 def test_where_a_message_goes_after_a_reading(errors, failed, goes):

@@ -59,7 +59,7 @@ def test_an_error_escaping_the_reading_counts_and_the_stores_is_raised_uncounted
         return {}["policies"]
 
     def locked():
-        raise OperationalError("database is locked")
+        raise OperationalError(sqlite3.OperationalError("database is locked"), "database is locked")
 
     first = read_once(key, "new/1.a.host", unexpected)
     assert first.goes == KEEP and intake_attempts.failed(key) == 1
