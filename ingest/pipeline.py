@@ -23,7 +23,12 @@ from ingest.model import Document, Refused, ReportError
 from ingest.printable import bounded, printable
 from ingest.storing import DomainCaps, store_report
 from ingest.tls_storing import store_tls_report
+from store.failures import is_store_failure
 from store.report_keys import content_digest
+
+# Why something was refused when it was not for a fault of the report itself (FileResult.fault):
+# the store failed (the input is to be read again, not blamed), or an error rua cannot classify.
+STORE_FAILED, UNEXPECTED = "store failed", "unexpected"
 
 
 @dataclass
@@ -34,6 +39,8 @@ class FileResult:
     error: str | None = None
     reports: list[dict] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)
+    # STORE_FAILED or UNEXPECTED when a refusal was not the report's fault (STORE_FAILED wins).
+    fault: str | None = None
 
     def as_dict(self) -> dict:
         """The JSON shape, every text from outside with its unsafe characters escaped."""
@@ -155,7 +162,7 @@ def _ingest_one(item, result: FileResult, org, config, group,
         stored = store_report(parsed, org=org, caps=DomainCaps.of(config), document=item)
         group.stored()
     except Exception as exc:            # a fault in one input must not stop the batch
-        result.refusals.append(_refusal(item.origin, exc))
+        refuse(result, item.origin, exc)
         return "refused"
     finally:
         # A duplicate or unroutable report is never read to its end: close what parsing opened.
@@ -179,7 +186,7 @@ def _ingest_tls(item: Document, result: FileResult, org) -> str:
             parsed = tls_report.parse(stream.read(), item.origin)
         stored = store_tls_report(parsed, org=org, notes=item.notes)
     except Exception as exc:            # a fault in one input must not stop the batch
-        result.refusals.append(_refusal(item.origin, exc))
+        refuse(result, item.origin, exc)
         return "refused"
     report = stored.report
     result.reports.append({
@@ -191,11 +198,18 @@ def _ingest_tls(item: Document, result: FileResult, org) -> str:
     return stored.status
 
 
-def _refusal(origin: str, exc: Exception) -> str:
-    """The one line saying why a document was refused: a ReportError's reason, else the fault."""
+def refuse(result: FileResult, origin: str, exc: Exception) -> None:
+    """Note in result the one line saying why a document was refused: a ReportError's reason;
+    else the error, and in result.fault whether it was the store's failure or unexpected."""
     if isinstance(exc, ReportError):
-        return _naming(origin, str(exc))
-    return f"{origin}: unexpected error ({_one_line(exc)})"
+        result.refusals.append(_naming(origin, str(exc)))
+        return
+    if is_store_failure(exc):
+        result.fault = STORE_FAILED
+        result.refusals.append(f"{origin}: the store failed ({_one_line(exc)})")
+        return
+    result.fault = result.fault or UNEXPECTED
+    result.refusals.append(f"{origin}: unexpected error ({_one_line(exc)})")
 
 
 def _naming(origin: str, message: str) -> str:

@@ -1,10 +1,10 @@
 """IMAP intake with imapclient: every message of the folder ingested, then moved by outcome.
 
 A message is moved only after ingest_message has returned, and every report in it is committed
-by then (one whose failure was not its own, such as a locked store, is not moved at all), so a
+by then (one the store failed to take, locked or unreachable, is not moved at all), so a
 crash or a dropped connection at any point leaves at worst messages that are read again next
-time, which dedupe makes harmless; one whose reading never finishes (it gets the process
-killed) is refused unread on the third reading (intake/poison.py). Nothing is deleted:
+time, which dedupe makes harmless; one whose readings failed twice (the process died, or an
+error rua cannot classify) is filed as refused (intake/poison.py). Nothing is deleted:
 without MOVE, a message is copied, flagged \\Deleted and expunged only once the copy exists.
 """
 from __future__ import annotations
@@ -19,8 +19,8 @@ from imapclient.exceptions import CapabilityError, IMAPClientAbortError, IMAPCli
 from ingest.pipeline import FileResult, ingest_message
 from intake import imap_login
 from intake.mailbox_url import IntakeError, Mailbox, parse_url
-from intake.outcome import DONE, KEEP, REFUSED, outcome, too_large
-from intake.poison import message_key, read_once
+from intake.outcome import DONE, KEEP, REFUSED, too_large
+from intake.poison import Reading, message_key, read_once
 
 # One FETCH of bodies takes at most this many messages or bytes, whichever comes first.
 CHUNK_MESSAGES = 100
@@ -88,9 +88,7 @@ def drain(client: IMAPClient, mailbox: Mailbox, config, handle: Callable[[FileRe
             raise
         raise IntakeError(f"cannot open the folder {mailbox.folder!r} at {mailbox.where}: "
                           f"{one_line(exc)}") from None
-    # A UID names a message as long as the folder's UIDVALIDITY stays (RFC 9051).
-    folder_id = (f"imap:{mailbox.user}@{mailbox.where}/{mailbox.folder};"
-                 f"UIDVALIDITY={selected.get(b'UIDVALIDITY')}")
+    folder_id = folder_key(mailbox, selected.get(b"UIDVALIDITY"))
     uids = client.search(["UNDELETED"])     # a \Deleted one was already copied out
     sizes = _sizes(client, uids)
     filer, handled = Filer(client, config), 0
@@ -101,19 +99,25 @@ def drain(client: IMAPClient, mailbox: Mailbox, config, handle: Callable[[FileRe
         for uid in group:
             origin = f"{mailbox.folder};UID={uid}"
             if sizes[uid] > config.max_report_bytes:
-                result = too_large(origin, sizes[uid], config.max_report_bytes)
+                reading = Reading(too_large(origin, sizes[uid], config.max_report_bytes), REFUSED)
             elif uid in bodies:
                 body = bodies[uid][b"BODY[]"]
-                result = read_once(message_key(folder_id, str(uid)), origin,
-                                   lambda: ingest_message(origin, body, config=config, org=org))
+                reading = read_once(message_key(folder_id, str(uid)), origin,
+                                    lambda: ingest_message(origin, body, config=config, org=org))
             else:
                 continue                    # moved away by another client since the search
-            handle(result)
-            filed[outcome(result)].append(uid)
+            handle(reading.result)
+            filed[reading.goes].append(uid)
             handled += 1
         filer.file(filed[DONE], DONE)
         filer.file(filed[REFUSED], REFUSED)     # KEEP ones stay, to be read again
     return handled
+
+
+def folder_key(mailbox: Mailbox, uidvalidity) -> str:
+    """The folder's name for intake/poison.py's message_key, with its UIDVALIDITY: a UID names
+    a message as long as the folder's UIDVALIDITY stays (RFC 9051)."""
+    return f"imap:{mailbox.user}@{mailbox.where}/{mailbox.folder};UIDVALIDITY={uidvalidity}"
 
 
 def chunks(uids: list[int], sizes: dict[int, int], most: int, most_bytes: int) -> list[list[int]]:

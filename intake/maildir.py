@@ -2,8 +2,9 @@
 
 Marking seen is what a mail client does: the file moves to cur/ with the S flag in its name
 (refused ones get F, flagged, too, so a person sees which need a look). Nothing is deleted. A
-message whose reading never finishes (it gets the process killed) is refused unread on the
-third reading (intake/poison.py).
+message the store failed to take stays in new/ to be read again; one whose readings failed
+twice (the process died, or an error rua cannot classify) is filed as refused
+(intake/poison.py).
 """
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from typing import Callable
 
 from ingest.pipeline import FileResult, ingest_message
 from intake.mailbox_url import IntakeError
-from intake.outcome import KEEP, REFUSED, outcome, too_large
-from intake.poison import message_key, read_once
+from intake.outcome import KEEP, REFUSED, too_large
+from intake.poison import Reading, message_key, read_once
 
 INFO = ":2,"    # the Maildir info separator and version (the experimental version 1 is unused)
 
@@ -48,17 +49,16 @@ def drain(path: str, config, handle: Callable[[FileResult], None], *, org=None,
         except FileNotFoundError:
             continue                        # a mail client moved it meanwhile
         if size > config.max_report_bytes:
-            result = too_large(message, size, config.max_report_bytes)
+            reading = Reading(too_large(message, size, config.max_report_bytes), REFUSED)
         else:
             # The name before the info (":2,...") stays the message's as it moves to cur/.
             key = message_key(mailbox, os.path.basename(message).split(":")[0])
-            result = read_once(key, message, lambda: _ingest(message, config, org))
-        if result is None:
+            reading = read_once(key, message, lambda: _ingest(message, config, org))
+        if reading is None:
             continue                        # a mail client moved it meanwhile
-        handle(result)
-        kind = outcome(result)
-        if kind != KEEP:                    # a KEEP one is read again next time
-            mark_seen(path, message, flagged=kind == REFUSED)
+        handle(reading.result)
+        if reading.goes != KEEP:            # a KEEP one is read again next time
+            mark_seen(path, message, flagged=reading.goes == REFUSED)
         handled += 1
     return handled
 

@@ -1,19 +1,22 @@
 """Where a message goes once ingested: pure rules over the pipeline's FileResult."""
 from __future__ import annotations
 
-from ingest.pipeline import FileResult
+from ingest.pipeline import STORE_FAILED, UNEXPECTED, FileResult
 
 DONE, REFUSED, KEEP = "done", "refused", "keep"
-# How ingest/pipeline.py words a failure that is not the message's fault (the store locked or
-# unreachable, a bug of ours): such a message stays where it is and is read again next time.
-NOT_THE_MESSAGE = ": unexpected error ("
+# A reading that met an error rua cannot classify: kept and read again until it has failed
+# intake/poison.py's POISON_AFTER times, then refused (poison.filed_as decides).
+FAILED = "failed"
 
 
 def outcome(result: FileResult) -> str:
-    """DONE when every report in it is stored (now or before), KEEP when the failure was not
-    the message's, else REFUSED."""
-    if any(NOT_THE_MESSAGE in refusal for refusal in result.refusals):
+    """KEEP when the store failed while reading it (the message is not to blame); FAILED when
+    an error rua cannot classify refused part of it; else REFUSED when anything in it was
+    refused, DONE when every report in it is stored (now or before)."""
+    if result.fault == STORE_FAILED:
         return KEEP
+    if result.fault == UNEXPECTED:
+        return FAILED
     return REFUSED if result.status == "refused" else DONE
 
 

@@ -1,10 +1,8 @@
 """`rua fetch imap` against a real Dovecot: stored once, filed by outcome, nothing deleted."""
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import sqlite3
 import threading
 import time
 
@@ -248,23 +246,6 @@ def test_the_corpus_mail_files_are_fetched_as_rua_ingest_reads_them(rua, databas
 def _kept(report: dict) -> tuple:
     return (report["report_id"], report["domain"], report["records"], report["messages"],
             report["status"])
-
-
-def test_a_message_whose_store_was_locked_stays_to_be_read_again(rua, acme, box, config):
-    if not config.is_sqlite:
-        pytest.skip("holds SQLite's write lock past its busy timeout; Postgres would wait")
-    box.append(report_mail("r-1"))
-    path = config.database_url.removeprefix("sqlite:///")
-    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as other_writer:
-        other_writer.execute("BEGIN IMMEDIATE")
-        locked = rua("fetch", "imap")
-        other_writer.execute("ROLLBACK")
-    assert locked.exit_code == 1
-    assert "unexpected error (OperationalError: database is locked)" in locked.stdout
-    assert box.subjects(box.inbox) == ["Report r-1"] and box.subjects(box.refused) == []
-    again = rua("fetch", "imap")
-    assert again.exit_code == 0 and again.stdout.startswith(f"stored     {box.inbox};UID=1 ")
-    assert box.subjects(box.done) == ["Report r-1"] and stored_ids() == ["r-1"]
 
 
 def test_tls_reports_are_stored_and_failure_reports_refused_by_name(rua, acme, box):

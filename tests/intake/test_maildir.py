@@ -1,9 +1,7 @@
 """`rua fetch maildir`: new/ ingested, then marked seen in cur/ as a mail client does."""
 from __future__ import annotations
 
-import contextlib
 import os
-import sqlite3
 
 import pytest
 
@@ -64,21 +62,6 @@ def test_all_reads_cur_too_and_dedupe_keeps_one_copy(rua, acme, maildir):
 
 def test_a_folder_that_is_not_a_maildir_is_one_clear_line(rua, acme, tmp_path):
     assert_refused(rua("fetch", "maildir", tmp_path), "not a Maildir")
-
-
-@pytest.mark.slow
-def test_a_message_whose_store_was_locked_stays_in_new(rua, acme, maildir, config):
-    if not config.is_sqlite:
-        pytest.skip("holds SQLite's write lock past its busy timeout; Postgres would wait")
-    (maildir / "new" / "1.a.host").write_bytes(report_mail("r-1"))
-    path = config.database_url.removeprefix("sqlite:///")
-    with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as other_writer:
-        other_writer.execute("BEGIN IMMEDIATE")
-        assert rua("fetch", "maildir", maildir).exit_code == 1
-        other_writer.execute("ROLLBACK")
-    assert listing(maildir)["new"] == ["1.a.host"]
-    assert rua("fetch", "maildir", maildir).exit_code == 0
-    assert listing(maildir)["cur"] == ["1.a.host:2,S"]
 
 
 def test_tls_reports_and_failure_reports_are_told_apart(rua, acme, maildir):
