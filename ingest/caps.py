@@ -42,7 +42,8 @@ class Caps:
 
 
 def epoch_in_range(seconds: int, what: str) -> int:
-    """seconds, when it is an instant rua can keep; ReportError naming `what` otherwise."""
+    """seconds, when it is an instant rua can keep; ReportError naming `what` (the value as the
+    report wrote it) otherwise."""
     if not FIRST_EPOCH <= seconds <= LAST_EPOCH:
-        raise ReportError(f"{what} {str(seconds)[:40]} is not a time between 1970 and 9999")
+        raise ReportError(f"{what} is not a time between 1970 and 9999")
     return seconds

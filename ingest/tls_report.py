@@ -163,7 +163,7 @@ def _moment(value, name: str, warnings: list) -> int:
     if moment.tzinfo is None:
         warnings.append(f"date-range {name} has no time zone; read as UTC")
         moment = moment.replace(tzinfo=timezone.utc)
-    return epoch_in_range(int(moment.timestamp()), f"date-range {name}")
+    return epoch_in_range(int(moment.timestamp()), f"date-range {name} {text[:40]!r}")
 
 
 def result_label(kind: str) -> str:

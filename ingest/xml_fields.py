@@ -114,12 +114,7 @@ def meta_from(metadata: Section, policy: Section, version: Section | None, field
     if not report_id:
         fields.fail("<report_id> is empty")
     date_range = fields.required(metadata, "date_range", "data_range", "a misspelling", where=where)
-    try:
-        begin = epoch_in_range(fields.integer(date_range, "begin", where="<date_range>"),
-                               "<begin>")
-        end = epoch_in_range(fields.integer(date_range, "end", where="<date_range>"), "<end>")
-    except ReportError as exc:
-        fields.fail(f"{exc} in <date_range>")
+    begin, end = _instant(date_range, "begin", fields), _instant(date_range, "end", fields)
     if begin > end:
         note("range", "<date_range> begins after it ends")
     if begin < FIRST_REPORT_EPOCH:
@@ -139,6 +134,14 @@ def meta_from(metadata: Section, policy: Section, version: Section | None, field
         generator=fields.text(metadata, "generator", where=where),
         **_policy(policy, fields),
     )
+
+
+def _instant(date_range: Section, name: str, fields: Fields) -> int:
+    seconds = fields.integer(date_range, name, where="<date_range>")
+    try:
+        return epoch_in_range(seconds, f"<{name}> {str(seconds)[:40]} in <date_range>")
+    except ReportError as exc:
+        fields.fail(str(exc))
 
 
 def _policy_domain(policy: Section, fields: Fields) -> str:
