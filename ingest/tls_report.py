@@ -5,7 +5,8 @@ kept as one parse warning: a date without a time zone (taken as UTC), a missing 
 numbers written as strings, a policy-string or mx-host given as a string, an upper-case
 policy-type, a result type RFC 8460 does not name, an empty policies list, failure details
 that do not add up to the summary. A document that names no reporter, report id or date range
-is not a report (ReportError).
+is not a report (ReportError), nor is one past a cap (ingest/caps.py; the JSON is read under
+them by ingest/tls_json.py).
 """
 from __future__ import annotations
 
@@ -227,8 +228,9 @@ def _count(values: dict, key: str, where: str, warnings: list) -> int:
         value = None
     if isinstance(value, int) and value >= 0:
         return value
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 18:
+    text = value.strip() if isinstance(value, str) else ""
+    if text.isascii() and text.isdigit() and len(text) <= 18:   # "²" is a digit, not a count
         warnings.append(f"{where} {key} is a string")
-        return int(value.strip())
+        return int(text)
     warnings.append(f"{where} {key} is missing or not a count; read as 0")
     return 0

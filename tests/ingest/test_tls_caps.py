@@ -133,3 +133,8 @@ def test_a_tls_report_parsed_past_the_message_budget_is_refused(database, config
     assert _ingest_one(item, result, None, config, Group(), budget) == "refused"
     assert result.refusals == ["r.json: its 5-second budget is spent (RUA_MAX_MESSAGE_SECONDS)"]
     assert TlsReport.select().count() == 0
+
+
+def test_a_count_in_digits_other_than_ascii_is_no_count():
+    data = tb.report_bytes([tb.policy(successful="\u00b2", failed="\u0663")])
+    assert parse(data, "r.json").successful == 0
