@@ -54,6 +54,11 @@ def _kept(document, text: str) -> str:
     return compact if len(compact) <= len(text) else text
 
 
+def result_type(detail: dict) -> str:
+    """A failure detail's result type as it is summed: lower-case text, "" when missing."""
+    return str(detail.get("result-type") or "").strip().lower()
+
+
 class _Hooks:
     """Counts what the parser builds, and refuses past a cap before the next object is built."""
 
@@ -64,9 +69,8 @@ class _Hooks:
 
     def object(self, pairs: list) -> dict:
         found = dict(pairs)
-        kind = found.get("result-type")
-        if isinstance(kind, str):
-            self.result_types.add(kind.strip().lower())
+        if "result-type" in found:
+            self.result_types.add(result_type(found))
             if len(self.result_types) > self.caps.result_types:
                 raise self.caps.exceeded("result_types", "distinct result types")
         if any(key in found for key in _POLICY_KEYS):

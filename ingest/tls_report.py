@@ -214,7 +214,7 @@ def _failures(details, where: str, warnings: list) -> dict[str, int]:
         if not isinstance(detail, dict):
             warnings.append(f"{place} is not an object; ignored")
             continue
-        kind = str(detail.get("result-type") or "").strip().lower()
+        kind = tls_json.result_type(detail)
         if kind not in RESULT_TYPES:
             warnings.append(f"{place} result-type {kind[:40]!r} is not one of RFC 8460's")
         sums[kind] = sums.get(kind, 0) + _count(detail, "failed-session-count", place, warnings)

@@ -48,6 +48,13 @@ def test_a_report_over_a_cap_is_refused_naming_the_cap_and_its_setting(caps, dat
     assert refusal(data, caps) == f"TLS report: {reason}"
 
 
+def test_result_types_written_as_numbers_count_as_distinct_types():
+    details = [{"result-type": n, "failed-session-count": 1} for n in range(5)]
+    entry = {**tb.policy(failed=5), "failure-details": details}
+    assert refusal(tb.report_bytes([entry]), small(result_types=4)) == (
+        "TLS report: more than 4 distinct result types (RUA_MAX_RESULT_TYPES)")
+
+
 def test_a_report_at_its_caps_is_read():
     data = tb.report_bytes([tb.policy(failed=3, failures=tb.kinds(3))] * 3)
     caps = small(tls_policies=3, failure_details=3, result_types=3)
