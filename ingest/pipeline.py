@@ -177,12 +177,13 @@ def _ingest_tls(item: Document, result: FileResult, org, config,
     """Store one TLS report (or note its refusal) into result; the report's status. It carries
     sessions, not records or messages: those counts stay 0 and `sessions` says how many.
     Its caps bound the parse; the budget is looked at once it is parsed, before it is stored."""
+    caps = Caps.of(config)
     try:
         with item.open() as stream:
-            parsed = tls_report.parse(stream.read(), item.origin, Caps.of(config))
+            parsed = tls_report.parse(stream.read(), item.origin, caps)
         if budget is not None and budget.passed():
             raise ReportError(budget.reason())
-        stored = store_tls_report(parsed, org=org, notes=item.notes)
+        stored = store_tls_report(parsed, org=org, notes=item.notes, caps=caps)
     except Exception as exc:            # a fault in one input must not stop the batch
         result.refusals.append(_refusal(item.origin, exc))
         return "refused"

@@ -52,6 +52,17 @@ def test_a_genuine_tls_report_after_two_forged_giant_ones_is_stored(acme, tmp_pa
     assert day.failures == {"certificate-expired": 10}
 
 
+def test_a_domains_day_keeps_its_result_types_to_the_cap(acme, tmp_path, config):
+    files = {f"t{n}.json": tb.report_bytes([tb.policy(failed=4, failures={
+        **tb.kinds(3, start=3 * n), "certificate-expired": 1})], report_id=f"t{n}")
+        for n in range(3)}
+    results = ingest(tmp_path, config.replace(max_result_types=5), files)
+    assert [r.status for r in results] == ["stored"] * 3
+    [day] = TlsDay.select()
+    assert day.failures == {"type-0": 1, "type-1": 1, "type-2": 1, "certificate-expired": 3,
+                            "type-3": 1, "other": 5}
+
+
 def test_reports_at_the_caps_sum_exactly(acme, tmp_path, config):
     cap = config.max_report_messages
     results = ingest(tmp_path, config, {
