@@ -44,6 +44,17 @@ class Config:
     # Wall-clock seconds one fetched message may take; past them the rest of it is refused.
     max_message_seconds: int = 120
     max_records: int = 100_000
+    # What one report may repeat and count (docs/ingest-limits.md: the real reports measured).
+    max_auth_results: int = 100
+    max_report_auth_results: int = 1_000_000
+    max_report_messages: int = 4_000_000_000
+    max_tls_policies: int = 1000
+    max_failure_details: int = 1000
+    max_result_types: int = 100
+    max_mx_hosts: int = 100
+    max_policy_strings: int = 100
+    max_tls_values: int = 1_000_000
+    max_report_sessions: int = 4_000_000_000
     # Domains reports may add to an organization by themselves, in all and per UTC day.
     max_auto_domains: int = 100
     max_auto_domains_per_day: int = 20

@@ -19,6 +19,7 @@ from ingest import routing, tls_report, xml_report
 from ingest.commits import Group
 from ingest.files import SEP, iter_documents, iter_message
 from ingest.deadline import Deadline
+from ingest.caps import Caps
 from ingest.model import Document, Refused, ReportError
 from ingest.printable import bounded, printable
 from ingest.storing import DomainCaps, store_report
@@ -145,7 +146,7 @@ def _ingest_one(item, result: FileResult, org, config, group,
         result.refusals.append(item.reason)
         return "refused"
     if item.kind == "tlsrpt":
-        return _ingest_tls(item, result, org)
+        return _ingest_tls(item, result, org, config, budget)
     parsed, opened = None, []
 
     def open_tracked():
@@ -153,7 +154,7 @@ def _ingest_one(item, result: FileResult, org, config, group,
         return opened[-1]
     try:
         parsed = xml_report.parse(Document(item.origin, open_tracked),
-                                  max_records=config.max_records)
+                                  max_records=config.max_records, caps=Caps.of(config))
         with item.open() as stream:
             parsed.digest = content_digest(stream)
         if budget is not None:
@@ -178,13 +179,18 @@ def _ingest_one(item, result: FileResult, org, config, group,
     return stored.status
 
 
-def _ingest_tls(item: Document, result: FileResult, org) -> str:
+def _ingest_tls(item: Document, result: FileResult, org, config,
+                budget: Deadline | None = None) -> str:
     """Store one TLS report (or note its refusal) into result; the report's status. It carries
-    sessions, not records or messages: those counts stay 0 and `sessions` says how many."""
+    sessions, not records or messages: those counts stay 0 and `sessions` says how many.
+    Its caps bound the parse; the budget is looked at once it is parsed, before it is stored."""
+    caps = Caps.of(config)
     try:
         with item.open() as stream:
-            parsed = tls_report.parse(stream.read(), item.origin)
-        stored = store_tls_report(parsed, org=org, notes=item.notes)
+            parsed = tls_report.parse(stream.read(), item.origin, caps)
+        if budget is not None and budget.passed():
+            raise ReportError(budget.reason())
+        stored = store_tls_report(parsed, org=org, notes=item.notes, caps=caps)
     except Exception as exc:            # a fault in one input must not stop the batch
         refuse(result, item.origin, exc)
         return "refused"

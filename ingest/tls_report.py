@@ -5,14 +5,16 @@ kept as one parse warning: a date without a time zone (taken as UTC), a missing 
 numbers written as strings, a policy-string or mx-host given as a string, an upper-case
 policy-type, a result type RFC 8460 does not name, an empty policies list, failure details
 that do not add up to the summary. A document that names no reporter, report id or date range
-is not a report (ReportError).
+is not a report (ReportError), nor is one past a cap (ingest/caps.py; the JSON is read under
+them by ingest/tls_json.py).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from ingest import tls_json
+from ingest.caps import Caps, epoch_in_range
 from ingest.model import ReportError
 
 # RFC 8460 section 4.3's result types, with a label to show and what to fix (the action item).
@@ -40,6 +42,8 @@ RESULT_TYPES = {
 }
 POLICY_TYPES = ("sts", "tlsa", "no-policy-found")
 _KEYS = ("organization-name", "date-range", "report-id", "policies")
+# Warnings kept of one report: each policy may earn several, and a report may name many policies.
+MAX_WARNINGS = 50
 
 
 @dataclass
@@ -54,7 +58,7 @@ class TlsPolicy:
 
 @dataclass
 class TlsReport:
-    """A parsed TLS report; body is the JSON text as received (decompressed)."""
+    """A parsed TLS report; body is its JSON text, compact (or as received, if shorter)."""
     origin: str
     org_name: str
     report_id: str
@@ -87,17 +91,20 @@ def looks_like_tls_report(data: bytes) -> bool:
     return sum(f'"{key}"'.encode() in head for key in _KEYS) >= 2
 
 
-def parse(data: bytes, origin: str) -> TlsReport:
-    """The report in data (UTF-8 JSON), or ReportError naming why it is not one."""
+def parse(data: bytes, origin: str, caps: Caps | None = None) -> TlsReport:
+    """The report in data (UTF-8 JSON), or ReportError naming why it is not one or which cap
+    (caps: the defaults' when None) it passes."""
+    caps = caps or Caps.of()
     try:
-        text = data.decode("utf-8-sig")
-        document = json.loads(text)
-    except UnicodeDecodeError:
-        raise ReportError("TLS report: not UTF-8 text") from None
-    except (ValueError, RecursionError) as exc:
-        raise ReportError(f"TLS report: not valid JSON ({str(exc)[:120]})") from None
+        document, body = tls_json.loads(data, caps)
+        return _report(document, body, origin, caps)
+    except ReportError as exc:
+        raise ReportError(f"TLS report: {exc}") from None
+
+
+def _report(document, body: str, origin: str, caps: Caps) -> TlsReport:
     if not isinstance(document, dict):
-        raise ReportError("TLS report: the JSON is not an object")
+        raise ReportError("the JSON is not an object")
     warnings: list[str] = []
     org_name = _required_text(document, "organization-name")
     report_id = _required_text(document, "report-id")
@@ -108,44 +115,56 @@ def parse(data: bytes, origin: str) -> TlsReport:
         contact = ""
     policies = document.get("policies")
     if not isinstance(policies, list):
-        raise ReportError("TLS report: policies is not a list")
+        raise ReportError("policies is not a list")
     if not policies:
         warnings.append("policies is empty: the report counts no sessions")
     parsed = [_policy(number, entry, warnings) for number, entry in enumerate(policies, 1)]
-    return TlsReport(origin, org_name, report_id, contact.strip(), begin, end, parsed, text,
+    _within(parsed, caps)
+    if len(warnings) > MAX_WARNINGS:
+        warnings[MAX_WARNINGS:] = [f"and {len(warnings) - MAX_WARNINGS:,} more warnings"]
+    return TlsReport(origin, org_name, report_id, contact.strip(), begin, end, parsed, body,
                      warnings)
+
+
+def _within(policies: list, caps: Caps) -> None:
+    """The report's sessions, and its failure details' sessions, each at most the cap: so no
+    sum of a day's (or a source's) reports can pass what the store's integers hold."""
+    sessions = sum(p.successful + p.failed for p in policies)
+    detailed = sum(sum(p.failures.values()) for p in policies)
+    if max(sessions, detailed) > caps.report_sessions:
+        raise caps.exceeded("report_sessions", "sessions")
 
 
 def _required_text(document: dict, key: str) -> str:
     value = document.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise ReportError(f"TLS report: {key} is missing")
+        raise ReportError(f"{key} is missing")
     return value.strip()
 
 
 def _date_range(value, warnings: list) -> tuple[int, int]:
     if not isinstance(value, dict):
-        raise ReportError("TLS report: date-range is missing")
+        raise ReportError("date-range is missing")
     begin = _moment(value.get("start-datetime"), "start-datetime", warnings)
     end = _moment(value.get("end-datetime"), "end-datetime", warnings)
     if end < begin:
-        raise ReportError("TLS report: date-range ends before it starts")
+        raise ReportError("date-range ends before it starts")
     return begin, end
 
 
 def _moment(value, name: str, warnings: list) -> int:
     """Epoch seconds of an RFC 3339 time; one without a zone is read as UTC, with a warning."""
     if not isinstance(value, str):
-        raise ReportError(f"TLS report: date-range {name} is missing")
+        raise ReportError(f"date-range {name} is missing")
     text = value.strip()
     try:
         moment = datetime.fromisoformat(text[:-1] + "+00:00" if text[-1:] in "zZ" else text)
     except ValueError:
-        raise ReportError(f"TLS report: date-range {name} {text[:40]!r} is not a time") from None
+        raise ReportError(f"date-range {name} {text[:40]!r} is not a time") from None
     if moment.tzinfo is None:
         warnings.append(f"date-range {name} has no time zone; read as UTC")
         moment = moment.replace(tzinfo=timezone.utc)
-    return int(moment.timestamp())
+    return epoch_in_range(int(moment.timestamp()), f"date-range {name} {text[:40]!r}")
 
 
 def result_label(kind: str) -> str:
@@ -155,7 +174,7 @@ def result_label(kind: str) -> str:
 
 def _policy(number: int, entry, warnings: list) -> TlsPolicy:
     if not isinstance(entry, dict):
-        raise ReportError(f"TLS report: policies[{number}] is not an object")
+        raise ReportError(f"policies[{number}] is not an object")
     policy = entry.get("policy") if isinstance(entry.get("policy"), dict) else {}
     where = f"policies[{number}]"
     kind = str(policy.get("policy-type") or "").strip()
@@ -195,7 +214,7 @@ def _failures(details, where: str, warnings: list) -> dict[str, int]:
         if not isinstance(detail, dict):
             warnings.append(f"{place} is not an object; ignored")
             continue
-        kind = str(detail.get("result-type") or "").strip().lower()
+        kind = tls_json.result_type(detail)
         if kind not in RESULT_TYPES:
             warnings.append(f"{place} result-type {kind[:40]!r} is not one of RFC 8460's")
         sums[kind] = sums.get(kind, 0) + _count(detail, "failed-session-count", place, warnings)
@@ -209,8 +228,9 @@ def _count(values: dict, key: str, where: str, warnings: list) -> int:
         value = None
     if isinstance(value, int) and value >= 0:
         return value
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 18:
+    text = value.strip() if isinstance(value, str) else ""
+    if text.isascii() and text.isdigit() and len(text) <= 18:   # "²" is a digit, not a count
         warnings.append(f"{where} {key} is a string")
-        return int(value.strip())
+        return int(text)
     warnings.append(f"{where} {key} is missing or not a count; read as 0")
     return 0

@@ -6,9 +6,11 @@ import io
 from peewee import IntegrityError
 
 from ingest import copies, routing
+from ingest.caps import Caps
 from ingest.model import ReportError
 from ingest.printable import bounded
 from ingest.storing import Stored
+from ingest.tls_report import RESULT_TYPES
 from ingest.tls_report import TlsReport as Parsed
 from rules.rates import rate
 from rules.windows import window_days
@@ -19,6 +21,9 @@ from store.models import Organization, TlsDay, TlsPolicy, TlsReport
 from store.report_keys import content_digest, tls_dedupe_key
 
 _SUMS = (TlsDay.reports, TlsDay.successful_sessions, TlsDay.failed_sessions)
+# Where a domain's day sums the sessions of result types RFC 8460 does not name once it holds
+# RUA_MAX_RESULT_TYPES types: reports from strangers cannot grow it (and health) without end.
+OTHER = "other"
 
 
 def route(parsed: Parsed) -> Organization:
@@ -46,9 +51,12 @@ def route(parsed: Parsed) -> Organization:
     return next(iter(found.values()))
 
 
-def store_tls_report(parsed: Parsed, *, org=None, received_at=None, notes=()) -> Stored:
+def store_tls_report(parsed: Parsed, *, org=None, received_at=None, notes=(),
+                     caps: Caps | None = None) -> Stored:
     """Route, dedupe and store one TLS report; ReportError (nothing stored) when it cannot be,
-    a conflicting copy of a stored report kept aside (ingest/copies.py)."""
+    a conflicting copy of a stored report kept aside (ingest/copies.py). caps (the defaults'
+    when None) bound the result types a domain's day keeps by name."""
+    caps = caps or Caps.of()
     target = routing.find_org(org) if org is not None else route(parsed)
     key = tls_dedupe_key(parsed.org_name, parsed.report_id, parsed.date_begin, parsed.date_end)
     digest = content_digest(io.BytesIO(parsed.body.encode("utf-8", "surrogatepass")))
@@ -62,7 +70,8 @@ def store_tls_report(parsed: Parsed, *, org=None, received_at=None, notes=()) ->
         raise ReportError(str(exc)) from None
     try:
         with db.atomic():
-            report = _store(parsed, target, key, digest, days, now, list(notes))
+            report = _store(parsed, target, key, digest, days, now, list(notes),
+                            caps.result_types)
     except IntegrityError:
         # Another process stored the same report between our look-up and our insert.
         existing = _stored(target.id, key)
@@ -97,7 +106,7 @@ def described(report: TlsReport) -> str:
 
 
 def _store(parsed: Parsed, org: Organization, key: str, digest: str, days, received_at,
-           notes) -> TlsReport:
+           notes, max_types: int) -> TlsReport:
     total = parsed.successful + parsed.failed
     warnings = notes + parsed.warnings
     report = TlsReport.create(
@@ -121,7 +130,7 @@ def _store(parsed: Parsed, org: Organization, key: str, digest: str, days, recei
         report.parse_warnings = warnings
         report.save(only=[TlsReport.parse_warnings])
     for domain, policies in by_domain(parsed).items():
-        _add_day(org.id, domain, days[2], policies, parsed.date_end)
+        _add_day(org.id, domain, days[2], policies, parsed.date_end, max_types)
     events.mark_dirty(org.id)
     return report
 
@@ -135,8 +144,9 @@ def by_domain(parsed: Parsed) -> dict[str, list]:
     return grouped
 
 
-def _add_day(org_id: str, domain: str, day, policies: list, date_end: int):
-    """Add the report's sessions for one domain to its TlsDay row (created when missing)."""
+def _add_day(org_id: str, domain: str, day, policies: list, date_end: int, max_types: int):
+    """Add the report's sessions for one domain to its TlsDay row (created when missing); past
+    max_types result types, those RFC 8460 does not name are summed as OTHER."""
     key = [TlsDay.org, TlsDay.domain, TlsDay.day]
     successful, failed, added = day_sums(policies)
     empty = [TlsDay.failures, TlsDay.policy_types, TlsDay.last_report_end]
@@ -146,6 +156,8 @@ def _add_day(org_id: str, domain: str, day, policies: list, date_end: int):
     row = TlsDay.get(TlsDay.org == org_id, TlsDay.domain == domain, TlsDay.day == day)
     failures = dict(row.failures or {})
     for kind, count in added.items():
+        if kind not in failures and kind not in RESULT_TYPES and len(failures) >= max_types:
+            kind = OTHER
         failures[kind] = failures.get(kind, 0) + count
     types = sorted(set(row.policy_types or []) | {p.policy_type for p in policies if p.policy_type})
     TlsDay.update(failures=failures, policy_types=types,

@@ -6,6 +6,7 @@ from typing import Callable
 
 from ingest import xml_values as values
 from rules.alignment import aligned
+from ingest.caps import epoch_in_range
 from ingest.model import ParsedRecord, ReportError, ReportMeta
 from store.clock import FIRST_REPORT_EPOCH, from_epoch
 from store.domain_names import InvalidDomain, normalize
@@ -32,10 +33,11 @@ class Section:
 class Fields:
     """Reads sections for one document, raising or warning on its behalf."""
 
-    def __init__(self, origin: str, note: Note, namespaces: set[str]):
+    def __init__(self, origin: str, note: Note, namespaces: set[str], max_auth_results: int):
         self.origin = origin
         self.note = note
         self.namespaces = namespaces
+        self.max_auth_results = max_auth_results
 
     def fail(self, what: str):
         raise ReportError(f"{self.origin}: {what}")
@@ -112,8 +114,7 @@ def meta_from(metadata: Section, policy: Section, version: Section | None, field
     if not report_id:
         fields.fail("<report_id> is empty")
     date_range = fields.required(metadata, "date_range", "data_range", "a misspelling", where=where)
-    begin = fields.integer(date_range, "begin", where="<date_range>")
-    end = fields.integer(date_range, "end", where="<date_range>")
+    begin, end = _instant(date_range, "begin", fields), _instant(date_range, "end", fields)
     if begin > end:
         note("range", "<date_range> begins after it ends")
     if begin < FIRST_REPORT_EPOCH:
@@ -133,6 +134,14 @@ def meta_from(metadata: Section, policy: Section, version: Section | None, field
         generator=fields.text(metadata, "generator", where=where),
         **_policy(policy, fields),
     )
+
+
+def _instant(date_range: Section, name: str, fields: Fields) -> int:
+    seconds = fields.integer(date_range, name, where="<date_range>")
+    try:
+        return epoch_in_range(seconds, f"<{name}> {str(seconds)[:40]} in <date_range>")
+    except ReportError as exc:
+        fields.fail(str(exc))
 
 
 def _policy_domain(policy: Section, fields: Fields) -> str:
@@ -196,6 +205,9 @@ def record_from(record: Section, number: int, adkim: str, aspf: str, fields: Fie
     source_ip = _source_ip(fields.text(row, "source_ip", where="<row>", required=True), note)
     header_from = fields.text(identifiers, "header_from", where="<identifiers>", required=True)
     auth = fields.one(record, "auth_results", where=where)
+    if auth is not None and len(auth.all("dkim")) + len(auth.all("spf")) > fields.max_auth_results:
+        fields.fail(f"{where} has more than {fields.max_auth_results:,} auth results "
+                    "(RUA_MAX_AUTH_RESULTS)")
     auth_dkim, auth_spf = _auth_results(auth, fields) if auth is not None else (None, None)
     evaluated = fields.one(row, "policy_evaluated", where=f"the <row> of {where}")
     if evaluated is None:

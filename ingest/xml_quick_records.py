@@ -31,9 +31,10 @@ _TAG, _TEXT = attrgetter("tag"), attrgetter("text")
 class QuickRecords:
     """Reads records of one document whose namespaces are `namespaces` (a set that may grow)."""
 
-    def __init__(self, namespaces: set[str], note):
+    def __init__(self, namespaces: set[str], note, max_auth_results: int):
         self.namespaces = namespaces
         self.note = note
+        self.max_auth_results = max_auth_results
         self._plans: dict[tuple, _Plan | None] = {}
         self._last_shape, self._last_plan = None, None
 
@@ -59,8 +60,8 @@ class QuickRecords:
                 if len(self._plans) < MAX_SHAPES:
                     self._plans[shape] = plan
             self._last_shape, self._last_plan = shape, plan
-        if plan is None:
-            return None
+        if plan is None or plan.auth_results > self.max_auth_results:
+            return None             # the careful path refuses it, naming the record
         texts = [text.strip() if text else "" for text in map(_TEXT, plan.leaves(elements))]
         texts.append("")            # texts[MISSING]
         return plan.read(texts, self.note)
@@ -77,6 +78,7 @@ class _Plan:
         self.header_from, self.envelope_to, self.envelope_from = identifiers
         self.auth_dkim = dkim               # (domain, selector, result, human_result) per <dkim>
         self.auth_spf = spf                 # (domain, scope, result, human_result) per <spf>
+        self.auth_results = len(dkim) + len(spf)
         self.empties = empties              # (key, warning, position), in record_from's order
 
     def read(self, t: list[str], note) -> ParsedRecord | None:

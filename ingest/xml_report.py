@@ -12,6 +12,7 @@ from typing import Iterator
 
 from lxml import etree
 
+from ingest.caps import Caps
 from ingest.model import Document, ParsedRecord, ParsedReport, ReportError, ReportMeta
 from ingest.printable import bounded
 from ingest.xml_fields import Fields, meta_from, record_from
@@ -22,23 +23,30 @@ NAMESPACES = {"", "urn:ietf:params:xml:ns:dmarc-2.0", "http://dmarc.org/dmarc-xm
               "http://dmarc.org/dmarc-xml/0.2"}
 ORDER = ("version", "report_metadata", "policy_published", "extension", "record")
 RECORD = ORDER.index("record")      # the last: a record after a record is always in order
+# Tags one child of <feedback> may span as it streams in, per auth result the cap allows (a
+# result is 10 tags: itself and four fields) and for the rest of a record (real ones: under 100).
+TAGS_PER_AUTH_RESULT, TAGS_BESIDE = 16, 4096
 
 
-def parse(document: Document, *, max_records: int | None = None) -> ParsedReport:
+def parse(document: Document, *, max_records: int | None = None,
+          caps: Caps | None = None) -> ParsedReport:
     """The report in document; raises ReportError when it cannot be read as one, or (while its
-    records are read) when it holds more than max_records.
+    records are read) when it holds more than max_records or passes one of caps (the defaults'
+    when None).
 
     Most documents need no text repair, so the XML parser first reads the bytes as they are; at
     the first sign of anything to repair (or an XML error) the document is read again from its
     start through the repairing pass, with the same outcome as if that pass had run throughout."""
     warnings: list[str] = []
-    reader = _Reader(document, warnings, strict=True, max_records=max_records)
+    caps = caps or Caps.of()
+    reader = _Reader(document, warnings, strict=True, max_records=max_records, caps=caps)
     try:
         try:
             meta = reader.read_meta()
         except NeedsRepair:
             reader.close()
-            reader = _Reader(document, warnings, strict=False, max_records=max_records)
+            reader = _Reader(document, warnings, strict=False, max_records=max_records,
+                             caps=caps)
             meta = reader.read_meta()
     except BaseException:
         reader.close()
@@ -63,7 +71,8 @@ def _streamed(document: Document, reader: "_Reader", warnings: list) -> Iterator
         pass
     finally:
         records.close()
-    reader = _Reader(document, warnings, strict=False, max_records=reader.max_records)
+    reader = _Reader(document, warnings, strict=False, max_records=reader.max_records,
+                     caps=reader.caps)
     try:
         reader.read_meta()
     except BaseException:
@@ -81,12 +90,14 @@ def _streamed(document: Document, reader: "_Reader", warnings: list) -> Iterator
 
 class _Reader:
     def __init__(self, document: Document, warnings: list[str], *, strict: bool,
-                 max_records: int | None = None, replay: "_Reader | None" = None):
+                 max_records: int | None = None, replay: "_Reader | None" = None,
+                 caps: Caps):
         """replay: a reader whose metadata is read, and that skipped records: this one reads
         the document again from its start for every record."""
         self.document, self.origin = document, document.origin
         self.strict = strict
         self.max_records = max_records
+        self.caps = caps
         self.warnings = warnings
         if replay is None:
             warnings.clear()               # a second reading notes everything again, in order
@@ -105,10 +116,13 @@ class _Reader:
         self._reread = set() if replay is None else set(replay._sections)
         self._last_index = -1
         self._count = 0
+        self._messages = self._auth_results = 0     # summed over the records read
+        self._sections_done = 0                     # children of <feedback> completed
+        self._open_tags = 0                         # tags fed since the last one completed
         self._namespaces = set(NAMESPACES)
         self._locals: dict[str, str] = {}
-        self.fields = Fields(self.origin, self.note, self._namespaces)
-        self._quick = QuickRecords(self._namespaces, self.note)
+        self.fields = Fields(self.origin, self.note, self._namespaces, caps.auth_results)
+        self._quick = QuickRecords(self._namespaces, self.note, caps.auth_results)
 
     def note(self, key: str, text: str) -> None:
         """Add a warning once per kind, however many records repeat it."""
@@ -136,7 +150,9 @@ class _Reader:
             for chunk in chunks:
                 parser.feed(chunk)
                 self._check_log(parser)
+                done = self._sections_done
                 yield from parser.read_events()
+                self._check_open(chunk, done)
             self._closed_root = parser.close()
             self._check_log(parser)
             yield from parser.read_events()
@@ -147,6 +163,18 @@ class _Reader:
         except (ReportError, NeedsRepair):
             self._stream.close()
             raise
+
+    def _check_open(self, chunk: bytes, done: int) -> None:
+        """Refuse a child of <feedback> (a record) that spans more tags than its caps allow, as
+        its text streams in: the parser never builds more of it than the cap and one chunk."""
+        if self._sections_done != done:
+            self._open_tags = 0
+            return
+        self._open_tags += chunk.count(b"<")
+        if self._open_tags > TAGS_PER_AUTH_RESULT * self.caps.auth_results + TAGS_BESIDE:
+            self.fail(f"a <record> (or other section) runs past "
+                      f"{self._open_tags:,} tags, more than a record of "
+                      f"{self.caps.auth_results:,} auth results needs (RUA_MAX_AUTH_RESULTS)")
 
     def _check_log(self, parser) -> None:
         """A strict reading stops before the events of bytes the parser had anything to say
@@ -160,6 +188,7 @@ class _Reader:
             if self._root is None:
                 self._check_root(element.getroottree().getroot())
             if element.getparent() is self._root:    # lxml hands back the same root proxy
+                self._sections_done += 1
                 name = self._local(element)
                 if name is not None:
                     yield name, element
@@ -269,11 +298,20 @@ class _Reader:
         if self.max_records is not None and count > self.max_records:
             self.fail(f"more than {self.max_records} records (RUA_MAX_RECORDS)")
 
+    def _check_sums(self, record: ParsedRecord) -> None:
+        """The report's messages and auth results, summed as its records stream, within caps."""
+        self._messages += record.count
+        if self._messages > self.caps.report_messages:
+            self.fail(str(self.caps.exceeded("report_messages", "messages")))
+        self._auth_results += len(record.auth_dkim or ()) + len(record.auth_spf or ())
+        if self._auth_results > self.caps.report_auth_results:
+            self.fail(str(self.caps.exceeded("report_auth_results", "auth results")))
+
     def records(self) -> Iterator[ParsedRecord]:
         if self._skipped:
             self.close()
             again = _Reader(self.document, self.warnings, strict=self.strict,
-                            max_records=self.max_records, replay=self)
+                            max_records=self.max_records, replay=self, caps=self.caps)
             again._sections_iter = again._sections_in_order()
             yield from again.records()
             return
@@ -287,6 +325,7 @@ class _Reader:
                     self._check_count(self._count)
                     record = quick(element) or careful(element)
                     self._drop(element)
+                    self._check_sums(record)
                     yield record
                 else:
                     self._take(name, element)

@@ -31,8 +31,13 @@ def report(policies=None, *, org_name="Example Sender", report_id="tls-1",
     return document
 
 
-def report_bytes(*args, **kwargs) -> bytes:
-    return json.dumps(report(*args, **kwargs), indent=1).encode()
+def report_bytes(*args, indent=1, **kwargs) -> bytes:
+    return json.dumps(report(*args, **kwargs), indent=indent).encode()
+
+
+def kinds(count: int, start: int = 0) -> dict[str, int]:
+    """count distinct result types (made-up ones, "type-N"), one failed session each."""
+    return {f"type-{n}": 1 for n in range(start, start + count)}
 
 
 def mail(data: bytes, content_type="application/tlsrpt+gzip", name="r.json.gz",
@@ -63,5 +68,5 @@ def failure_report_mail() -> bytes:
             b"Auth-Failure: dmarc\n\n--b1--\n")
 
 
-__all__ = ["gzipped", "policy", "report", "report_bytes", "mail", "base64_twice",
+__all__ = ["gzipped", "policy", "report", "report_bytes", "kinds", "mail", "base64_twice",
            "failure_report_mail"]
