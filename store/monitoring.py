@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from peewee import Case, fn
 
+from store import compiled as sql
 from store.clock import stored_instant
 from store.encoding import loads
 from store.models import (DailyRollup, Domain, NotifyChannel, Organization, Outbox, Report,
@@ -111,7 +112,7 @@ def organizations() -> list[str]:
 def compliance_scores() -> list[Scores]:
     """Each organization's scores as its last snapshot refresh stored them (the API's figures).
     Only monitored domains are kept, so the series stay bounded by the organizations' domains."""
-    monitored = set(Domain.select(Domain.org, Domain.name).tuples())
+    monitored = set(_MONITORED.run())
     query = (Snapshot.select(Snapshot.org, Organization.name, Snapshot.body)
              .join(Organization)
              .where(Snapshot.kind == "compliance", Snapshot.variant == "").tuples())
@@ -123,6 +124,11 @@ def compliance_scores() -> list[Scores]:
         overall = doc["overall_score"] if doc["total_messages"] else None
         scores.append(Scores(name, overall, counted))
     return scores
+
+
+# (organization id, domain name) of every monitored domain, without peewee's per-row conversion
+# (ten times the time at 10,000 domains).
+_MONITORED = sql.Compiled(lambda: Domain.select(Domain.org, Domain.name))
 
 
 def deliveries() -> list[Deliveries]:
