@@ -55,6 +55,7 @@ run: install
 	$(BIN)/rua snapshot --all | tail -n 1; \
 	echo; \
 	echo "Demo API key (read scope): $$key"; \
+	echo "Dashboard: $${base%/api/v1}/ (sign in with the key)"; \
 	echo "Try it:"; \
 	echo "  curl -H \"Authorization: Bearer $$key\" $$base/reports"; \
 	echo; \

@@ -60,6 +60,7 @@ def test_make_run_serves_the_demo_from_its_own_store_on_rua_bind(tmp_path):
     port = free_port()
     with make_run(tmp_path, port) as (key, lines):
         assert f"http://127.0.0.1:{port}/api/v1/reports" in lines[-1]
+        assert f"Dashboard: http://127.0.0.1:{port}/ (sign in with the key)" in lines
         status, _, body = http_get(f"http://127.0.0.1:{port}/api/v1/reports", key)
         assert status == 200 and b'"total"' in body
     assert (tmp_path / "demo.db").exists() and not (tmp_path / "mine.db").exists()

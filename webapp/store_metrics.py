@@ -42,6 +42,7 @@ class StoreCollector:
 
     def _read(self, now: datetime):
         yield from dmarc_families()
+        yield from score_families()
         yield from ingest_families(now)
         yield from job_families()
         yield from outbox_families()
@@ -71,6 +72,28 @@ def dmarc_families():
         quarantine.add_metric([row.organization, row.domain], row.first)
         reject.add_metric([row.organization, row.domain], row.second)
     return [total, compliant, spf, dkim, quarantine, reject]
+
+
+def score_families():
+    """The scores the API serves (/compliance-score, as last stored), per monitored domain:
+    bounded by the organizations' domains, never by what reporters send."""
+    organization = GaugeMetricFamily(
+        "rua_organization_score", "The organization's compliance score (0-100) over the "
+        "scoring window, as /compliance-score gives it.", labels=("organization",))
+    domain = GaugeMetricFamily(
+        "rua_domain_score", "The monitored domain's compliance score (0-100) over the scoring "
+        "window.", labels=DOMAIN)
+    passing = GaugeMetricFamily(
+        "rua_domain_compliance_ratio", "Share (0-1) of the monitored domain's messages in the "
+        "scoring window that passed DMARC.", labels=DOMAIN)
+    for org in monitoring.compliance_scores():
+        if org.score is not None:
+            organization.add_metric([org.organization], org.score)
+        for entry in org.domains:
+            labels = [org.organization, entry["domain"]]
+            domain.add_metric(labels, entry["score"])
+            passing.add_metric(labels, entry["compliance_rate"] / 100)
+    return [organization, domain, passing]
 
 
 def ingest_families(now: datetime):

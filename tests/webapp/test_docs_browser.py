@@ -87,6 +87,10 @@ def test_the_docs_page_lists_every_operation_and_tries_them_with_a_pasted_key(
         shown = {element.get_attribute("data-path") for element in browser.find_elements(
             By.CSS_SELECTOR, ".opblock-get .opblock-summary-path")}
         assert shown - {"/openapi.json"} == OPERATIONS and len(OPERATIONS) == 18
+        # Each operation once: HEAD is a sentence of the description, not a twin block.
+        assert not browser.find_elements(By.CSS_SELECTOR, ".opblock-head")
+        assert len(browser.find_elements(By.CSS_SELECTOR, ".opblock")) == len(shown)
+        assert "HEAD" in css(browser, ".info").text
 
         css(browser, "#operations-analytics-getOverview .opblock-summary-control").click()
         authorize(browser, key)

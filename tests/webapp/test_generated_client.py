@@ -63,8 +63,7 @@ def test_the_generated_client_parses_every_answer_of_every_operation(rua, config
     client_package = importlib.import_module(PACKAGE)
     from rua_dmarc_aggregate_report_api_client.types import Unset
     ops = operations(client_package)
-    ids = {op["operationId"] for item in DOC["paths"].values() for method, op in item.items()
-           if method in ("get", "head")}
+    ids = {item["get"]["operationId"] for item in DOC["paths"].values()}
     assert {name.replace("_", "") for name in ops} == {i.lower() for i in ids}
 
     key = demo_keys(rua)[0]
@@ -83,8 +82,6 @@ def test_the_generated_client_parses_every_answer_of_every_operation(rua, config
             answer = module.sync_detailed(client=client,
                                           **{k: v for k, v in given.items() if k in wanted})
             assert answer.status_code == 200, (name, answer.status_code, answer.content[:300])
-            if name.startswith("head_"):
-                continue
             parsed = answer.parsed
             assert parsed is not None and not isinstance(parsed, Unset), name
             assert type(parsed).__module__.startswith(f"{PACKAGE}.models"), (name, type(parsed))

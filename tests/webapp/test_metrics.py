@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 import store
 from snapshotter import jobs
 from store import job_runs
-from store.clock import to_epoch
+from store.clock import to_epoch, utcnow
 from store.models import Domain, Organization
 from tests.snapshotter.reports import NOW as LANE_NOW, TODAY, report_on
 from tests.factories import make_domain, make_key, make_org, make_report, make_usage
@@ -189,6 +189,33 @@ def test_the_store_figures_use_the_dmarc_exporter_names_and_labels(metered, cloc
     assert value(figures, "rua_store_up") == 1
 
 
+def test_the_scores_are_the_apis_for_monitored_domains_with_messages(metered, clock):
+    clock.now = LANE_NOW
+    org = make_org(name="Acme", plan="unlimited")
+    make_domain(org, "acme.example")
+    make_domain(org, "quiet.example")                   # monitored, no messages: no series
+    report_on(org, "acme.example", TODAY, [{"count": 6}, {"count": 2, "dkim": "fail",
+                                                          "spf": "fail"}])
+    report_on(org, "elsewhere.example", TODAY, [{"count": 4}])
+    # `rua domain remove`: its reports stay, and the API still scores it; /metrics does not.
+    Domain.delete().where(Domain.name == "elsewhere.example").execute()
+    unscored = scrape(metered)          # no snapshot yet: no score to give
+    assert not [name for name, _ in unscored if name.endswith(("_score", "_ratio"))]
+    jobs.refresh_org(org.id, LANE_NOW)
+    _, key = make_key(org)
+    answer = metered.get("/api/v1/compliance-score",
+                         headers={"Authorization": f"Bearer {key}"}).get_json()
+    acme = next(d for d in answer["domain_scores"] if d["domain"] == "acme.example")
+    figures = scrape(metered)
+    domain = {"organization": "Acme", "from_domain": "acme.example"}
+    assert value(figures, "rua_domain_compliance_ratio", **domain) == acme["compliance_rate"] / 100
+    assert value(figures, "rua_domain_score", **domain) == acme["score"] > 0
+    assert value(figures, "rua_organization_score", organization="Acme") == answer["overall_score"]
+    scored = {dict(labels)["from_domain"] for name, labels in figures
+              if name == "rua_domain_score"}
+    assert scored == {"acme.example"}
+
+
 def test_the_store_figures_say_how_far_behind_rua_is(metered, clock):
     clock.now = NOON
     org = make_org(name="Acme")
@@ -231,8 +258,10 @@ def test_a_store_that_does_not_answer_leaves_the_request_figures(config, tmp_pat
 def test_promtool_finds_nothing_wrong_in_a_scrape(metered):
     org = make_org(name="Acme")
     make_report(org, "acme.example", org_name="google.com")
+    jobs.refresh_org(org.id, utcnow())
     metered.get("/nothing")
     text = metered.get("/metrics").get_data()
+    assert b"rua_domain_compliance_ratio{" in text
     result = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True,
                             timeout=60)
     assert result.returncode == 0, (result.stdout + result.stderr).decode()

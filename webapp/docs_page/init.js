@@ -14,7 +14,7 @@
         layout: "BaseLayout",
         deepLinking: true,
         displayRequestDuration: true,
-        supportedSubmitMethods: ["get", "head"],
+        supportedSubmitMethods: ["get"],
         validatorUrl: null
       });
     });
