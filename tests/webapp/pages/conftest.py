@@ -1,0 +1,53 @@
+"""Pages fixtures: a monitored domain with a report and its snapshots, and a signed-in client."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from snapshotter import jobs
+from tests.snapshotter.reports import NOW, TODAY, report_on
+
+NUMBER = re.compile(r'<data value="([^"]*)" data-api="([^"]*)">')
+
+
+@pytest.fixture
+def monitored(org, clock):
+    clock.now = NOW
+    report_on(org, "example.com", TODAY, [{"count": 8}, {"source_ip": "198.51.100.7", "count": 2,
+                                                         "dkim": "fail", "spf": "fail"}], p="reject")
+    jobs.refresh_org(org.id, NOW)
+    return org
+
+
+def sign_in(client, key: str, next_path: str = "/"):
+    """Sign in through the form as a browser would: GET the form, POST the key with its token."""
+    client.get("/sign-in")
+    token = client.get_cookie("rua_form").value
+    return client.post("/sign-in", data={"key": key, "next": next_path, "form_token": token})
+
+
+@pytest.fixture
+def signed_in(client, key):
+    assert sign_in(client, key).status_code == 303
+    return client
+
+
+def api_numbers(html: str) -> list[tuple[str, str]]:
+    """(JSON path, value) of every number the page shows from the API's answer."""
+    return [(path, value) for value, path in NUMBER.findall(html)]
+
+
+def at(body, path: str):
+    for part in path.split("."):
+        body = body[int(part)] if isinstance(body, list) else body[part]
+    return body
+
+
+def assert_same_numbers(html: str, body: dict, at_least: int = 1) -> None:
+    """Every number the page shows equals the API's answer at its path."""
+    shown = api_numbers(html)
+    assert len(shown) >= at_least, html
+    for path, value in shown:
+        expected = at(body, path)
+        assert (value == "" if expected is None else float(value) == expected), (path, value)
