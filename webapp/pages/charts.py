@@ -1,13 +1,14 @@
-"""Charts drawn on the server as plain geometry for an SVG template (templates/pages/_chart.html):
-a line of percentages over days, and stacked bars of passing and failing messages per day.
+"""Charts drawn on the server as plain geometry for an SVG template (templates/pages/_macros.html):
+a line of percentages over days, and stacked bars of two counts per day (passing and failing
+messages, allowed and refused requests).
 Pure: points in, numbers out; each mark keeps its own text for a <title> and the table."""
 from __future__ import annotations
 
 from typing import NamedTuple
 
-WIDTH, HEIGHT = 720, 240
-LEFT, RIGHT, TOP, BOTTOM = 56, 12, 12, 36     # room for the axes' labels
-X_LABELS = 6                                  # date labels along the bottom, at most
+WIDTH, HEIGHT = 480, 240
+LEFT, RIGHT, TOP, BOTTOM = 64, 12, 12, 36     # room for the axes' labels
+X_LABELS = 4                                  # date labels along the bottom, at most
 
 
 class Tick(NamedTuple):
@@ -42,6 +43,9 @@ class Chart(NamedTuple):
     rows: list[tuple[str, ...]]    # the numbers as text: a table's rows
     columns: tuple[str, ...]
     baseline: float
+    left: int = LEFT               # the plot's left and right edges
+    right: int = WIDTH - RIGHT
+    names: tuple[str, str] = ("", "")      # a bar chart's two parts, for its legend
 
 
 def _plot_width() -> float:
@@ -91,21 +95,28 @@ def rate_line(title: str, points: list[dict], field: str = "compliance_rate") ->
 
 
 def volume_bars(title: str, points: list[dict]) -> Chart:
-    """Messages per day as bars: the passing part solid, the failing part hatched on top."""
-    days = [p["date"] or "" for p in points]
-    top = _nice_top(max((p["total_messages"] for p in points), default=0))
-    step = _plot_width() / max(len(points), 1)
+    """Messages per day (trend points): the passing part solid, the failing part hatched."""
+    return stacked_bars(title, [p["date"] or "" for p in points],
+                        [p["compliant_messages"] for p in points],
+                        [p["failed_messages"] for p in points], "messages", ("passing", "failing"))
+
+
+def stacked_bars(title: str, days: list[str], lower: list[int], upper: list[int], unit: str,
+                 names: tuple[str, str]) -> Chart:
+    """Counts per day as bars: `lower` solid at the bottom, `upper` hatched on top of it."""
+    top = _nice_top(max((a + b for a, b in zip(lower, upper)), default=0))
+    step = _plot_width() / max(len(days), 1)
     width = max(step * 0.7, 1)
-    passing, failing = [], []
-    for i, p in enumerate(points):
+    solid, hatched = [], []
+    for i, (day, good, bad) in enumerate(zip(days, lower, upper)):
         x = LEFT + i * step + (step - width) / 2
-        good, bad = p["compliant_messages"], p["failed_messages"]
-        title_text = f"{days[i]}: {p['total_messages']:,} messages, {bad:,} failing"
-        passing.append(_mark(x, _y(good, top), width, _y(0, top) - _y(good, top), title_text))
-        failing.append(_mark(x, _y(good + bad, top), width, _y(good, top) - _y(good + bad, top),
-                            title_text))
-    return Chart(title, "messages", WIDTH, HEIGHT, _x_ticks(days, step, step / 2),
-                 [Tick(round(_y(v, top), 1), f"{v:,}") for v in (0, top // 2, top)], "", passing, failing,
-                 [(d, f"{p['total_messages']:,}", f"{p['compliant_messages']:,}",
-                   f"{p['failed_messages']:,}") for d, p in zip(days, points)],
-                 ("Day", "Messages", "Passing", "Failing"), _y(0, top))
+        text = f"{day}: {good + bad:,} {unit}, {bad:,} {names[1]}"
+        solid.append(_mark(x, _y(good, top), width, _y(0, top) - _y(good, top), text))
+        hatched.append(_mark(x, _y(good + bad, top), width, _y(good, top) - _y(good + bad, top),
+                             text))
+    return Chart(title, unit, WIDTH, HEIGHT, _x_ticks(days, step, step / 2),
+                 [Tick(round(_y(v, top), 1), f"{v:,}") for v in (0, top // 2, top)], "", solid,
+                 hatched,
+                 [(d, f"{a + b:,}", f"{a:,}", f"{b:,}") for d, a, b in zip(days, lower, upper)],
+                 ("Day", unit.capitalize(), names[0].capitalize(), names[1].capitalize()),
+                 _y(0, top), names=names)

@@ -11,6 +11,7 @@ from webapp import events as events_api, params, reports as reports_api
 from webapp import sources as sources_api, tls_reports as tls_api, usage as usage_api
 from webapp.auth import requires
 from webapp.errors import ApiError
+from webapp.pages import charts
 from webapp.pages.params import sorted_by, with_args
 from webapp.pages.site import bp, page, render
 from webapp.report_detail import detail_chunks
@@ -76,4 +77,10 @@ def events():
 @bp.get("/usage")
 @page("/api-keys/usage")
 def usage():
-    return render("pages/usage.html", title="Usage", usage=usage_api.show())
+    body = usage_api.show()
+    shown = "%Y-%m-%d %H:00" if body["bucket"] == "hour" else "%Y-%m-%d"
+    chart = charts.stacked_bars(
+        f"Requests per {body['bucket']}, last {body['days']} days",
+        [p["ts"].strftime(shown) for p in body["points"]], [p["allowed"] for p in body["points"]],
+        [p["rejected"] for p in body["points"]], "requests", ("allowed", "refused"))
+    return render("pages/usage.html", title="Usage", usage=body, requests_chart=chart)

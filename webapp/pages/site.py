@@ -93,9 +93,12 @@ def render(template: str, status: int = 200, **context):
 
 
 @bp.app_template_global("api_number")
-def api_number(number_value, path: str) -> Markup:
-    """A number as <data>: shown formatted, the API's value and its JSON path kept beside it
-    (the tests compare each with the API's answer)."""
-    return Markup('<data value="{}" data-api="{}">{}</data>').format(
-        "" if number_value is None else number_value, path, number(number_value))
-
+def api_number(number_value, path: str, answer: str = "") -> Markup:
+    """A number as <data>: shown formatted, with the API's value and where it stands in the
+    API's answer (its JSON path, and the API path of the answer when it is not the page's
+    own): the tests compare each with the API's answer."""
+    shown = Markup('<data value="{}" data-api="{}"').format(
+        "" if number_value is None else number_value, path)
+    if answer:
+        shown += Markup(' data-from="{}"').format(answer)
+    return shown + Markup(">{}</data>").format(number(number_value))

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import re
+from html import unescape as html_unescape
 
 import pytest
 
 from snapshotter import jobs
 from tests.snapshotter.reports import NOW, TODAY, report_on
 
-NUMBER = re.compile(r'<data value="([^"]*)" data-api="([^"]*)">')
+NUMBER = re.compile(r'<data value="([^"]*)" data-api="([^"]*)"(?: data-from="([^"]*)")?>')
 
 
 @pytest.fixture
@@ -33,9 +34,10 @@ def signed_in(client, key):
     return client
 
 
-def api_numbers(html: str) -> list[tuple[str, str]]:
-    """(JSON path, value) of every number the page shows from the API's answer."""
-    return [(path, value) for value, path in NUMBER.findall(html)]
+def api_numbers(html: str) -> list[tuple[str, str, str]]:
+    """(JSON path, value, the API path of its answer or "" for the page's own) of every number
+    the page shows from an API answer."""
+    return [(path, value, answer) for value, path, answer in NUMBER.findall(html)]
 
 
 def at(body, path: str):
@@ -44,10 +46,11 @@ def at(body, path: str):
     return body
 
 
-def assert_same_numbers(html: str, body: dict, at_least: int = 1) -> None:
-    """Every number the page shows equals the API's answer at its path."""
+def assert_same_numbers(html: str, body: dict, at_least: int = 1, ask=None) -> None:
+    """Every number the page shows equals the API's answer at its path (body, or ask(path) for
+    a number from another answer)."""
     shown = api_numbers(html)
     assert len(shown) >= at_least, html
-    for path, value in shown:
-        expected = at(body, path)
+    for path, value, answer in shown:
+        expected = at(ask(html_unescape(answer)) if answer else body, path)
         assert (value == "" if expected is None else float(value) == expected), (path, value)
