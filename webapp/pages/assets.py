@@ -20,7 +20,7 @@ def _load_at_start_up(state):
         name: (FOLDER / name).read_bytes() for name in SERVED}
 
 
-@bp.get("/static/<name>")
+@bp.get("/assets/<name>")
 @public
 def asset(name: str):
     if name not in SERVED:

@@ -94,7 +94,7 @@ def test_each_page_view_counts_once_as_the_route_it_mirrors(signed_in, monitored
     signed_in.get("/")
     signed_in.get("/domains/example.com")
     signed_in.get("/usage")                     # as /api-keys/usage: not counted
-    signed_in.get("/static/site.css")           # static files: never
+    signed_in.get("/assets/site.css")           # static files: never
     after = Usage.select().where(Usage.key_id != "")
     assert sum(row.allowed for row in after) == before + 2
     assert sum(row.heavy for row in Usage.select().where(Usage.key_id == "")) == 1
@@ -109,9 +109,9 @@ def test_a_refusal_says_when_to_come_back(signed_in, monitored, clock):
 
 
 def test_the_stylesheet_is_served_without_a_session(client, org):
-    resp = client.get("/static/site.css")
+    resp = client.get("/assets/site.css")
     assert resp.status_code == 200 and resp.mimetype == "text/css" and resp.headers["ETag"]
-    assert client.get("/static/other.css").status_code == 404
+    assert client.get("/assets/other.css").status_code == 404
 
 
 def test_a_page_stays_small(signed_in, monitored):
