@@ -3,14 +3,16 @@ the API's own view function for the same key and the same query (so a page's num
 API's, and a download link on a page is the API's download)."""
 from __future__ import annotations
 
-from flask import Response, g
+from flask import Response
 
 from store import report_queries
 from store.encoding import loads
-from webapp import events as events_api, params, reports as reports_api
-from webapp import sources as sources_api, tls_reports as tls_api, usage as usage_api
+from webapp import events as events_api
+from webapp import reports as reports_api
+from webapp import sources as sources_api
+from webapp import tls_reports as tls_api
+from webapp import usage as usage_api
 from webapp.auth import requires
-from webapp.errors import ApiError
 from webapp.pages import charts
 from webapp.pages.params import sorted_by, with_args
 from webapp.pages.site import bp, page, render
@@ -38,10 +40,7 @@ def reports():
 @page("/reports/<id>")
 @requires("report:read")
 def report(id):
-    org_id, report_id = g.principal.org_id, params.ulid(id)
-    row = report_queries.report(org_id, report_id)
-    if row is None:
-        raise ApiError(404, "report_not_found")
+    org_id, report_id, row = reports_api.found(id)
     records = report_queries.RecordPages(org_id, report_id, size=RECORDS_SHOWN)
     # The API's detail body, made from the first page of records only.
     detail = loads(b"".join(detail_chunks(row, [records.first])))

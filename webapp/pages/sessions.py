@@ -31,11 +31,13 @@ def resume(now: datetime, config) -> auth.Principal | None:
     if found is None:
         return None
     if now - found.last_seen_at > idle_limit(config) + TOUCH_EVERY:
-        return _ended(found, "session_idle")
+        _ended(found, "session_idle")
+        return None
     try:
         principal = auth.admit(found.key_row, now)
     except ApiError as refused:          # revoked, expired, or the plan lost the API
-        return _ended(found, refused.code)
+        _ended(found, refused.code)
+        return None
     page_sessions.touch(found.digest, now, TOUCH_EVERY)
     g.session_digest = found.digest
     return principal
@@ -44,7 +46,6 @@ def resume(now: datetime, config) -> auth.Principal | None:
 def _ended(found: page_sessions.Found, reason: str) -> None:
     page_sessions.end(found.digest)
     g.ended = reason
-    return None
 
 
 def begin(response, principal: auth.Principal, now: datetime, config) -> None:

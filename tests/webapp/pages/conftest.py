@@ -6,19 +6,9 @@ from html import unescape as html_unescape
 
 import pytest
 
-from snapshotter import jobs
-from tests.snapshotter.reports import NOW, TODAY, report_on
+from tests.webapp.test_health import monitored  # noqa: F401 - a fixture of the pages' tests
 
 NUMBER = re.compile(r'<data value="([^"]*)" data-api="([^"]*)"(?: data-from="([^"]*)")?>')
-
-
-@pytest.fixture
-def monitored(org, clock):
-    clock.now = NOW
-    report_on(org, "example.com", TODAY, [{"count": 8}, {"source_ip": "198.51.100.7", "count": 2,
-                                                         "dkim": "fail", "spf": "fail"}], p="reject")
-    jobs.refresh_org(org.id, NOW)
-    return org
 
 
 def sign_in(client, key: str, next_path: str = "/"):

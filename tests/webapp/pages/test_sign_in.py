@@ -6,8 +6,8 @@ from datetime import timedelta
 import store
 from store.models import ApiKey, PageSession
 from tests.factories import make_key, make_org
-from webapp import create_app
 from tests.webapp.pages.conftest import sign_in
+from webapp import create_app
 
 
 def test_a_page_without_a_session_redirects_to_sign_in_with_the_page_asked_for(client, org):
