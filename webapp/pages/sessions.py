@@ -51,6 +51,9 @@ def _ended(found: page_sessions.Found, reason: str) -> None:
 def begin(response, principal: auth.Principal, now: datetime, config) -> None:
     """Start a session for the principal's key and hand its token to the browser."""
     page_sessions.end_idle(now - idle_limit(config) - TOUCH_EVERY)     # the store's tidying
+    earlier = request.cookies.get(COOKIE)
+    if earlier:                      # signing in again replaces the browser's session
+        page_sessions.end(page_sessions.digest(earlier))
     token = page_sessions.new_token()
     page_sessions.start(principal.key_id, token, now)
     # Lax: a link from an alert e-mail arrives signed in; a cross-site POST does not.

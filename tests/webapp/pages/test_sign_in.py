@@ -101,3 +101,10 @@ def test_a_page_view_keeps_the_session_alive(client, monitored, clock, key, conf
     for _ in range(3):
         clock.now = clock.now + timedelta(minutes=config.session_idle_minutes - 5)
         assert client.get("/").status_code == 200
+
+
+def test_signing_in_again_replaces_the_browsers_session(signed_in, key):
+    first = signed_in.get_cookie("rua_session").value
+    sign_in(signed_in, key)
+    assert signed_in.get_cookie("rua_session").value != first
+    assert PageSession.select().count() == 1
