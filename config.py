@@ -60,6 +60,8 @@ class Config:
     max_auto_domains_per_day: int = 20
     # Days a report's per-record rows are kept (0: for ever); rollups and summaries stay.
     retention_days: int = 0
+    # Minutes a pages' sign-in session lasts without a page view (webapp/pages).
+    session_idle_minutes: int = 60
     bind: str = "127.0.0.1:8000"
     workers: int = 0
     proxies: int = 0

@@ -13,7 +13,8 @@ report's row after its records on Postgres (their reference to it checked at com
 12 adds SMTP TLS reports, their policies and their daily totals; version 13 keeps each
 scheduled job's last run; version 14 has reports say when retention deleted their records;
 version 15 drops each table's (org_id) index, which its other indexes lead with; version 16
-gives TLS reports a content digest and keeps conflicting copies of reports aside. Once a
+gives TLS reports a content digest and keeps conflicting copies of reports aside; version 17
+keeps the pages' sign-in sessions. Once a
 release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
 add_column and friends), so an existing database is upgraded in place without losing data.
 """
@@ -22,9 +23,9 @@ from __future__ import annotations
 from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
-from store.models import (MODELS, Domain, IntakeAttempt, JobRun, NotifyChannel, Outbox, Record,
-                          Report, ReportCopy, SchemaVersion, Source, SourceDomain, TlsDay, TlsPolicy, TlsReport,
-                          Usage)
+from store.models import (MODELS, Domain, IntakeAttempt, JobRun, NotifyChannel, Outbox,
+                          PageSession, Record, Report, ReportCopy, SchemaVersion, Source,
+                          SourceDomain, TlsDay, TlsPolicy, TlsReport, Usage)
 from store.report_keys import dedupe_key
 
 
@@ -307,6 +308,11 @@ def _copies_kept_aside(database):
     database.create_tables([ReportCopy], safe=True)
 
 
+def _page_sessions(database):
+    """The pages' sign-in sessions (a new table; nothing to fill)."""
+    database.create_tables([PageSession], safe=True)
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -330,6 +336,7 @@ MIGRATIONS = [
     (15, "foreign key indexes covered by others dropped", _key_indexes_covered_by_others),
     (16, "TLS reports carry a content digest; conflicting copies of reports kept aside",
      _copies_kept_aside),
+    (17, "the pages' sign-in sessions", _page_sessions),
 ]
 
 
@@ -414,4 +421,5 @@ def migrate(database, versions=None) -> list[tuple[int, str]]:
 
 
 def latest_version() -> int:
-    return MIGRATIONS[-1][0]
+    # The highest number, wherever it stands in the list (migrations merge by number).
+    return max(version for version, _, _ in MIGRATIONS)

@@ -550,6 +550,15 @@ class IntakeAttempt(BaseModel):
     started_at = DateTimeField(default=utcnow)
 
 
+class PageSession(BaseModel):
+    """A person signed in to the pages with a key: only the digest of the cookie's random
+    token is kept, so neither a backup nor a database reader can resume the session."""
+    digest = CharField(max_length=64, primary_key=True)     # SHA-256 of the cookie's token
+    key = ForeignKeyField(ApiKey, on_delete="CASCADE")
+    created_at = DateTimeField(default=utcnow)
+    last_seen_at = DateTimeField(index=True)
+
+
 class SchemaVersion(BaseModel):
     version = IntegerField(primary_key=True)
     description = CharField(max_length=200)
@@ -558,6 +567,6 @@ class SchemaVersion(BaseModel):
 
 MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
           Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage,
-          TlsReport, TlsPolicy, TlsDay, JobRun, IntakeAttempt, ReportCopy]
+          TlsReport, TlsPolicy, TlsDay, JobRun, IntakeAttempt, ReportCopy, PageSession]
 
 __all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]

@@ -17,6 +17,7 @@ from webapp import (answer_headers, catalog, connections, dashboard, docs, domai
                     errors, events, gatekeeper, health, instruments, metrics, openapi, probes,
                     quota, reports, scores, sources, statistics, tls_reports, top_sources, trends,
                     usage)
+from webapp import pages
 from webapp.auth import Authenticator
 from webapp.request_log import RequestLog
 from webapp.snapshot_lane import SnapshotLane
@@ -87,6 +88,8 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     # the metrics too, when they are on.
     app.register_blueprint(catalog.bp)
     app.register_blueprint(probes.bp)
+    # The dashboard for people: its pages, sign-in and sign-out (webapp/pages).
+    app.register_blueprint(pages.bp)
     routes = None
     if config.metrics:
         app.register_blueprint(metrics.bp)

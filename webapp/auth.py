@@ -101,6 +101,12 @@ def _admitted(entry: _Entry | None, now: datetime) -> Principal:
     return entry.principal
 
 
+def admit(row: tuple, now: datetime) -> Principal:
+    """A key row (store.keys.by_digest's columns) judged as a bearer key is judged: the pages'
+    sessions hold a key id, not the key."""
+    return _admitted(_entry(row), now)
+
+
 _AT = ApiKey.expires_at          # converts the driver's value (SQLite: text) to a datetime
 
 

@@ -7,7 +7,8 @@ from webapp import connections, quota
 
 
 def public(view):
-    """Mark a view that needs no key and no store (the OpenAPI document, the catalog, the docs)."""
+    """Mark a view that needs no API key: the OpenAPI document, the catalog and the docs need no
+    store either; the pages (webapp/pages) open it and check their own session."""
     view.public = True
     return view
 

@@ -102,13 +102,20 @@ def date_range():
     return {"earliest": earliest, "latest": latest}
 
 
-@bp.get("/reports/<id>")
-@requires("report:read")
-def show(id):
+def found(id: str) -> tuple[str, str, queries.DetailRow]:
+    """(org, canonical id, row) of the caller's report with this id; 400 invalid_id when it is
+    not an id, 404 report_not_found when the organization has no such report."""
     org_id, report_id = g.principal.org_id, params.ulid(id)
     row = queries.report(org_id, report_id)
     if row is None:
         raise ApiError(404, "report_not_found")
+    return org_id, report_id, row
+
+
+@bp.get("/reports/<id>")
+@requires("report:read")
+def show(id):
+    org_id, report_id, row = found(id)
     pages = queries.RecordPages(org_id, report_id)
     body = detail_chunks(row, pages)
     if pages.single:        # answered whole, with its length: one write to the client

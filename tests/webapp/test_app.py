@@ -129,9 +129,11 @@ def test_every_blueprint_under_webapp_is_registered(config, database, clock):
     # The metrics blueprint is registered only when they are on, so they are on here.
     app = create_app(config.replace(metrics=True), clock=clock)
     package = pathlib.Path(webapp.__file__).parent
+    names = [path.stem for path in package.glob("*.py")]
+    names += [path.parent.name for path in package.glob("*/__init__.py")]    # webapp/pages
     defined = set()
-    for path in sorted(package.glob("*.py")):
-        module = importlib.import_module(f"webapp.{path.stem}")
+    for name in sorted(names):
+        module = importlib.import_module(f"webapp.{name}")
         if isinstance(getattr(module, "bp", None), Blueprint):
             defined.add(module.bp.name)
     assert defined == set(app.blueprints)
@@ -144,6 +146,7 @@ def test_the_catalog_and_probes_are_at_the_site_root_and_the_resources_under_the
     assert rules["catalog.index"] == "/.well-known/api-catalog"
     assert {rule for endpoint, rule in rules.items() if endpoint.startswith("probes.")} == {
         "/healthz", "/readyz"}
+    # The dashboard's pages are at the site root too (webapp/pages).
     elsewhere = [rule for endpoint, rule in rules.items()
-                 if not endpoint.startswith(("catalog.", "probes."))]
+                 if not endpoint.startswith(("catalog.", "probes.", "pages."))]
     assert elsewhere and all(rule.startswith("/rua/api/v1/") for rule in elsewhere)
