@@ -55,7 +55,7 @@ def connect(config, mailbox: Mailbox | None = None, login=None) -> IMAPClient:
         error = (f"{mailbox.where} offers no STARTTLS: the password is never sent unencrypted "
                  f"(use imaps:// if the server has TLS on another port)")
     except LoginError as exc:
-        error = login.refusal(mailbox.where, one_line(exc))
+        error = login.refusal(mailbox.where, str(exc))    # masked and bounded there
     except IntakeError as exc:
         error = f"{mailbox.where}: {exc}"
     except (OSError, IMAPClientError) as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from imapclient import IMAPClient
 
+from guard.shown import scrubbed
 from intake import oauth, oauth_settings, provider_errors, sasl
 from intake.mailbox_url import IntakeError, Mailbox, password
 
@@ -25,7 +26,8 @@ class PasswordLogin:
         client.login(self.user, self._secret)
 
     def refusal(self, where: str, reason: str) -> str:
-        return f"IMAP login as {self.user} at {where} refused: {reason}"
+        """One line for the server's refusal, the password masked should the server echo it."""
+        return f"IMAP login as {self.user} at {where} refused: {scrubbed(reason, [self._secret])}"
 
     def renew_in(self) -> float | None:
         """A password is never renewed."""
@@ -55,9 +57,11 @@ class TokenLogin:
         client.sasl_login(mechanism, self._exchange)
 
     def refusal(self, where: str, reason: str) -> str:
+        """One line for the server's refusal, the token masked should the server echo it."""
         said = reason
         if self._exchange is not None and self._exchange.error:
             said = f"{reason}; {self._exchange.error}"
+        said = scrubbed(said, [self._token])
         if isinstance(self.account, oauth_settings.MicrosoftApp):
             fix = provider_errors.MICROSOFT_IMAP_FIX
         else:

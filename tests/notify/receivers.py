@@ -2,6 +2,7 @@
 with the `standardwebhooks` verifier, and an SMTP server (aiosmtpd) with STARTTLS and login."""
 from __future__ import annotations
 
+import base64
 import socket
 import ssl
 import threading
@@ -144,14 +145,22 @@ class MailSink:
         return "250 OK"
 
 
-def smtp_server(ca, *, login: tuple[str, str] | None, implicit_tls: bool = False) -> tuple:
+def smtp_server(ca, *, login: tuple[str, str] | None, implicit_tls: bool = False,
+                echo: bool = False) -> tuple:
     """A started aiosmtpd Controller on 127.0.0.1 with a trustme certificate, and its sink.
-    With `login`, AUTH is required (and, as aiosmtpd insists, only after TLS)."""
+    With `login`, AUTH is required (and, as aiosmtpd insists, only after TLS); with `echo`,
+    every login is refused with a reply that says back what the client sent, in clear and in
+    base64 (as a broken or hostile server might)."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("localhost", "127.0.0.1").configure_cert(context)
     sink = MailSink()
 
     def authenticate(server, session, envelope, mechanism, auth_data):
+        if echo:
+            sent = b"\0" + auth_data.login + b"\0" + auth_data.password
+            return AuthResult(success=False, handled=False, message=(
+                f"535 5.7.8 {mechanism} {auth_data.login.decode()} "
+                f"{auth_data.password.decode()} refused ({base64.b64encode(sent).decode()})"))
         ok = login is not None and (auth_data.login.decode(), auth_data.password.decode()) == login
         return AuthResult(success=ok, handled=False)   # aiosmtpd answers 235 or 535
     options = {"authenticator": authenticate, "auth_required": login is not None}
