@@ -1,7 +1,5 @@
 """A provider's refusal as one line, from plain answers: who, the code, the ids, the fix."""
-import base64
-
-from intake import imap_login, provider_errors
+from intake import provider_errors
 from intake.oauth_settings import GoogleAccount, MicrosoftApp
 
 APP = MicrosoftApp(tenant="contoso-id", client_id="app-id", user="dmarc@contoso.example",
@@ -75,11 +73,3 @@ def test_what_a_provider_echoes_of_the_credentials_sent_is_masked_and_bounded():
                                     {assertion})
     assert google.endswith("invalid_grant: bad ***")
 
-
-def test_an_imap_server_echoing_the_password_has_it_masked():
-    login = imap_login.PasswordLogin("dmarc", "pa55 word")
-    said = base64.b64encode(b"\0dmarc\0pa55 word").decode()
-    line = login.refusal("imap.example.net:993",
-                         f"b'[AUTHENTICATIONFAILED] LOGIN dmarc \"pa55 word\" ({said})'")
-    assert line == ("IMAP login as dmarc at imap.example.net:993 refused: "
-                    "b'[AUTHENTICATIONFAILED] LOGIN dmarc \"***\" (***)'")
