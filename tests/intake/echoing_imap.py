@@ -5,46 +5,24 @@ from __future__ import annotations
 import base64
 import socket
 import ssl
-import threading
 
 import trustme
+
+from tests.servers import TcpServer
 
 CAPABILITY = "CAPABILITY IMAP4rev1 AUTH=PLAIN"
 
 
-class EchoingImap:
+class EchoingImap(TcpServer):
     """Listens between start() and stop(); `bye` answers with BYE instead of NO."""
 
     def __init__(self, ca: trustme.CA, *, bye: bool = False):
+        super().__init__()
         self.bye = bye
         self.context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ca.issue_cert("127.0.0.1").configure_cert(self.context)
-        self._sock = socket.socket()
-        self._stopped = threading.Event()
 
-    @property
-    def port(self) -> int:
-        return self._sock.getsockname()[1]
-
-    def start(self) -> "EchoingImap":
-        self._sock.bind(("127.0.0.1", 0))
-        self._sock.listen(8)
-        threading.Thread(target=self._accept, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        self._stopped.set()
-        self._sock.close()
-
-    def _accept(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                connection, _ = self._sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
-
-    def _serve(self, connection: socket.socket) -> None:
+    def serve(self, connection: socket.socket) -> None:
         try:
             with self.context.wrap_socket(connection, server_side=True) as tls:
                 stream = tls.makefile("rwb")

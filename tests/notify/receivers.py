@@ -12,7 +12,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from tests.servers import free_port
+from tests.servers import TcpServer, free_port
 
 
 class WebhookReceiver:
@@ -90,39 +90,16 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-class Trickler:
+class Trickler(TcpServer):
     """A TCP server on 127.0.0.1 that answers each connection with `payload`, one byte every
     `interval` seconds, whatever it is sent: slow enough that no single read times out, so
     only a deadline on the whole attempt ends it."""
 
     def __init__(self, payload: bytes, interval: float):
+        super().__init__()
         self.payload, self.interval = payload, interval
-        self._stopped = threading.Event()
-        self._sock = socket.socket()
 
-    @property
-    def port(self) -> int:
-        return self._sock.getsockname()[1]
-
-    def start(self) -> "Trickler":
-        self._sock.bind(("127.0.0.1", 0))
-        self._sock.listen(16)
-        threading.Thread(target=self._accept, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        self._stopped.set()
-        self._sock.close()
-
-    def _accept(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                connection, _ = self._sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._trickle, args=(connection,), daemon=True).start()
-
-    def _trickle(self, connection: socket.socket) -> None:
+    def serve(self, connection: socket.socket) -> None:
         with connection:
             for byte in self.payload:
                 if self._stopped.wait(self.interval):
