@@ -13,9 +13,9 @@ from dnscheck import conditions
 from dnscheck.check import KIND_BOUND, DomainCheck, check_domain, selectors_for
 from dnscheck.resolver import Lookup
 from store import db, events
-from store.job_runs import JobFailed
 from store.clock import utcnow
 from store.encoding import dumps, loads
+from store.job_runs import JobFailed
 from store.models import Domain
 
 log = logging.getLogger("rua.dnscheck")

@@ -9,6 +9,7 @@ conditions are judged), the day's history row and a full refresh at 00:05 UTC, w
 RUA_RETENTION_DAYS set the records past it deleted at 00:20 UTC, and mail fetched when a mailbox
 is set (jobs/table.py lists them). Each run takes a lock named after its job, so two
 schedulers (two hosts on one Postgres) never run the same job at once: the second one skips.
+A run whose job raised (JobFailed: its work failed) is recorded and logged as failed.
 """
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def _ended(name: str, now, began: float, ok: bool, reason: str = "") -> None:
         log.error("job %s failed in %ss", name, seconds, extra=fields)
 
 
-def scheduled(name: str, job, config, clock=utcnow) -> None:
+def run_scheduled(name: str, job, config, clock=utcnow) -> None:
     """One run as the scheduler starts it: a JobFailed is recorded and logged in one line by
     run_exclusive, so it is not handed on to APScheduler, which would log a traceback."""
     try:
@@ -74,7 +75,7 @@ def build(config, clock=utcnow) -> BlockingScheduler:
     scheduler = BlockingScheduler(timezone="UTC")
     for name, job, trigger in job_table(config):
         # coalesce: runs missed while busy collapse into one; max_instances: never overlap itself.
-        scheduler.add_job(scheduled, args=(name, job, config, clock), id=name, name=name,
+        scheduler.add_job(run_scheduled, args=(name, job, config, clock), id=name, name=name,
                           coalesce=True, max_instances=1, misfire_grace_time=300, **trigger)
     return scheduler
 

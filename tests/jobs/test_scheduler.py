@@ -5,7 +5,7 @@ import socket
 
 import pytest
 
-from jobs.scheduler import run_exclusive, scheduled
+from jobs.scheduler import run_exclusive, run_scheduled
 from jobs.table import job_table
 from store import job_runs
 from store.job_runs import JobFailed
@@ -54,7 +54,7 @@ def test_the_scheduler_logs_a_failed_run_in_one_line_without_a_traceback(databas
                                                                         caplog):
     def refused(now):
         raise JobFailed("the mailbox refused the login")
-    scheduled("fetch", refused, config)          # APScheduler is handed nothing to print
+    run_scheduled("fetch", refused, config)          # APScheduler is handed nothing to print
     [line] = [r for r in caplog.records if r.name == "rua.scheduler"]
     assert line.levelname == "ERROR" and line.exc_info is None
     assert line.getMessage().startswith("job fetch failed in ")
@@ -68,7 +68,7 @@ def test_an_unexpected_error_is_a_failed_run_raised_for_its_traceback(database, 
     def broken(now):
         raise ZeroDivisionError("a bug")
     with pytest.raises(ZeroDivisionError):
-        scheduled("dirty", broken, config)
+        run_scheduled("dirty", broken, config)
     assert last_run() == ("dirty", False, 1, 1)
 
 
