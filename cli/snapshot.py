@@ -81,6 +81,10 @@ def scheduler(config, once):
     if once not in jobs:
         fail(f"no job {once!r} (jobs: {', '.join(jobs)}; fetch needs RUA_IMAP_URL or "
              "RUA_MAILDIR, prune RUA_RETENTION_DAYS)")
+    from store.job_runs import JobFailed
     with open_store(config):
-        ran = run_exclusive(once, jobs[once], config)
+        try:
+            ran = run_exclusive(once, jobs[once], config)
+        except JobFailed as exc:
+            fail(f"job {once} failed: {exc}")
     click.echo(f"job {once} {'done' if ran else 'skipped: another runner holds its lock'}")

@@ -15,6 +15,7 @@ from dnscheck.resolver import Lookup
 from store import db, events
 from store.clock import utcnow
 from store.encoding import dumps, loads
+from store.job_runs import JobFailed
 from store.models import Domain
 
 log = logging.getLogger("rua.dnscheck")
@@ -190,4 +191,9 @@ def scheduled(now: datetime, config) -> Checked | None:
     result = check_stored(config, now=now, budget=BUDGET_SECONDS)
     log.info("DNS checked %d domain(s), %d failed, %d left for the next run",
              len(result.checks), len(result.failed), len(result.left))
+    if result.unanswered:
+        raise JobFailed(f"DNS check: {result.unanswered}: no domain could be checked")
+    if result.failed:
+        raise JobFailed(f"DNS check of {len(result.failed)} domain(s) failed: "
+                        f"{', '.join(result.failed[:5])}")
     return result

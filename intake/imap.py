@@ -55,11 +55,11 @@ def connect(config, mailbox: Mailbox | None = None, login=None) -> IMAPClient:
         error = (f"{mailbox.where} offers no STARTTLS: the password is never sent unencrypted "
                  f"(use imaps:// if the server has TLS on another port)")
     except LoginError as exc:
-        error = login.refusal(mailbox.where, one_line(exc))
+        error = login.refusal(mailbox.where, str(exc))    # bounded, secrets masked, there
     except IntakeError as exc:
         error = f"{mailbox.where}: {exc}"
-    except (OSError, IMAPClientError) as exc:
-        error = f"cannot use the IMAP server {mailbox.where}: {one_line(exc)}"
+    except (OSError, IMAPClientError) as exc:     # a BYE during login may quote it
+        error = f"cannot use the IMAP server {mailbox.where}: {login.said(str(exc))}"
     close(client)
     raise IntakeError(error)
 

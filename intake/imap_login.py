@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from imapclient import IMAPClient
 
+from guard.shown import scrubbed
 from intake import oauth, oauth_settings, provider_errors, sasl
 from intake.mailbox_url import IntakeError, Mailbox, password
 
@@ -24,8 +25,12 @@ class PasswordLogin:
     def log_in(self, client: IMAPClient) -> None:
         client.login(self.user, self._secret)
 
+    def said(self, text: str) -> str:
+        """The server's words, bounded, the password masked should the server echo it."""
+        return scrubbed(text, [self._secret])
+
     def refusal(self, where: str, reason: str) -> str:
-        return f"IMAP login as {self.user} at {where} refused: {reason}"
+        return f"IMAP login as {self.user} at {where} refused: {self.said(reason)}"
 
     def renew_in(self) -> float | None:
         """A password is never renewed."""
@@ -54,10 +59,15 @@ class TokenLogin:
         self._exchange = sasl.Exchange(mechanism, self.user, self._token)
         client.sasl_login(mechanism, self._exchange)
 
+    def said(self, text: str) -> str:
+        """The server's words, bounded, the token masked should the server echo it."""
+        return scrubbed(text, [self._token])
+
     def refusal(self, where: str, reason: str) -> str:
         said = reason
         if self._exchange is not None and self._exchange.error:
             said = f"{reason}; {self._exchange.error}"
+        said = self.said(said)
         if isinstance(self.account, oauth_settings.MicrosoftApp):
             fix = provider_errors.MICROSOFT_IMAP_FIX
         else:

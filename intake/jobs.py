@@ -6,6 +6,7 @@ import logging
 from ingest.printable import printable
 from intake import imap, maildir
 from intake.mailbox_url import IntakeError
+from store.job_runs import JobFailed
 
 log = logging.getLogger("rua.fetch")
 
@@ -17,8 +18,10 @@ def scheduled(now, config) -> int:
 
 def fetch_configured(config) -> int:
     """Ingest what waits in RUA_IMAP_URL's folder and RUA_MAILDIR; the reports newly stored.
-    A mailbox that cannot be used is logged, and the other one is still read."""
+    A mailbox that cannot be used does not stop the other one from being read, then fails the
+    job (JobFailed, saying why of each)."""
     stored = [0]
+    failures = []
 
     def handle(result):
         stored[0] += sum(r["status"] == "stored" for r in result.reports)
@@ -33,7 +36,7 @@ def fetch_configured(config) -> int:
             count = imap.drain(client, mailbox, config, handle)
             log.info("fetched %d message(s) from %s", count, mailbox.where)
         except (IntakeError, *imap.DROPPED) as exc:
-            log.error("IMAP fetch failed: %s", imap.one_line(exc))
+            failures.append(f"IMAP fetch failed: {imap.one_line(exc)}")
         finally:
             imap.close(client)
     if config.maildir:
@@ -41,5 +44,7 @@ def fetch_configured(config) -> int:
             count = maildir.drain(config.maildir, config, handle)
             log.info("fetched %d message(s) from %s", count, config.maildir)
         except (IntakeError, OSError) as exc:
-            log.error("Maildir fetch failed: %s", exc)
+            failures.append(f"Maildir fetch failed: {exc}")
+    if failures:
+        raise JobFailed("; ".join(failures))
     return stored[0]

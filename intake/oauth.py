@@ -13,9 +13,11 @@ import ssl
 import time
 from datetime import datetime, timezone
 from typing import Callable
+from urllib.parse import parse_qsl
 
 import requests
 
+from guard.shown import scrubbed
 from intake import provider_errors
 from intake.mailbox_url import IntakeError
 from intake.oauth_settings import MICROSOFT_AUTHORITY, GoogleAccount, MicrosoftApp, key_info
@@ -25,6 +27,8 @@ RENEW_BEFORE = 300
 # Both providers say how long a token lives; an answer that does not is taken as their usual hour.
 USUAL_LIFETIME = 3600
 HTTP_TIMEOUT = 30
+# The form fields of a token request that carry a credential (RFC 6749, RFC 7521, RFC 7523).
+SECRET_FIELDS = ("client_secret", "client_assertion", "assertion", "refresh_token", "password")
 
 
 class TokenError(IntakeError):
@@ -78,7 +82,7 @@ class MicrosoftSource:
     def fetch(self) -> tuple[str, float]:
         import msal
         app = self.app
-        self.session.last_error = {}
+        self.session.forget()
         try:
             if self.client is None:
                 self.client = msal.ConfidentialClientApplication(
@@ -89,7 +93,7 @@ class MicrosoftSource:
             answer = self.client.acquire_token_for_client(scopes=[app.scope])
         except requests.RequestException as exc:
             raise TokenError(f"cannot reach Microsoft's token endpoint at {app.authority} for "
-                             f"{app.who}: {network_reason(exc)}") from None
+                             f"{app.who}: {network_reason(exc, self.session.sent)}") from None
         except ValueError as exc:
             # What msal raises when the tenant's discovery document is refused (no such
             # tenant): the provider's own answer, kept by the session, says more.
@@ -97,7 +101,8 @@ class MicrosoftSource:
             answer = self.session.last_error or {"error": "invalid_authority",
                                                  "error_description": str(exc)}
         if "access_token" not in answer:
-            raise TokenError(provider_errors.microsoft(app, answer))
+            hidden = self.session.sent | {app.secret}
+            raise TokenError(provider_errors.microsoft(app, answer, hidden))
         return answer["access_token"], float(answer.get("expires_in") or USUAL_LIFETIME)
 
     def _credential(self):
@@ -120,13 +125,15 @@ class GoogleSource:
         account = self.account
         credentials = service_account.Credentials.from_service_account_info(
             key_info(account), scopes=[account.scope], subject=account.user)
+        self.session.forget()
         try:
             credentials.refresh(Request(self.session))
         except exceptions.RefreshError as exc:
-            raise TokenError(provider_errors.google(account, _google_answer(exc))) from None
+            answer = _google_answer(exc)
+            raise TokenError(provider_errors.google(account, answer, self.session.sent)) from None
         except exceptions.TransportError as exc:
             raise TokenError(f"cannot reach Google's token endpoint {account.token_url} for "
-                             f"{account.who}: {network_reason(exc)}") from None
+                             f"{account.who}: {network_reason(exc, self.session.sent)}") from None
         if credentials.expiry is None:
             return credentials.token, USUAL_LIFETIME
         now = datetime.now(timezone.utc).replace(tzinfo=None)    # google-auth's naive UTC
@@ -138,11 +145,12 @@ def _google_answer(exc: Exception) -> dict:
     if len(exc.args) > 1 and isinstance(exc.args[1], dict):
         return exc.args[1]
     message = exc.args[0] if exc.args else type(exc).__name__
-    return {"error": " ".join(str(message).split())[:300]}
+    return {"error": str(message)}
 
 
-def network_reason(exc: BaseException) -> str:
-    """The root of a requests/urllib3 failure in a few words (refused, timed out, not trusted)."""
+def network_reason(exc: BaseException, hidden=()) -> str:
+    """The root of a requests/urllib3 failure in a few words (refused, timed out, not trusted);
+    what it quotes has the `hidden` secrets masked."""
     seen, current = set(), exc
     reason = ""
     while current is not None and id(current) not in seen:
@@ -156,27 +164,51 @@ def network_reason(exc: BaseException) -> str:
         if not isinstance(inner, BaseException):
             inner = next((a for a in current.args if isinstance(a, BaseException)), None)
         current = inner or current.__cause__ or current.__context__
-    return reason or " ".join(str(exc).split())[:200]
+    return scrubbed(reason or str(exc), hidden, 200)
+
 
 class _RecordingSession(requests.Session):
-    """Keeps the last error answer (msal's exceptions leave it out) and a default timeout."""
+    """Keeps the last error answer (msal's exceptions leave it out), every credential sent (to
+    mask it should the endpoint echo it back) and a default timeout."""
 
     def __init__(self):
         super().__init__()
         self.last_error: dict = {}
+        self.sent: set[str] = set()
+
+    def forget(self) -> None:
+        """A new token request begins: what the last one sent and was answered goes."""
+        self.last_error = {}
+        self.sent = set()
 
     def request(self, method, url, **kwargs):
         if kwargs.get("timeout") is None:      # msal passes None: no timeout at all
             kwargs["timeout"] = HTTP_TIMEOUT
+        self.sent |= sent_credentials(kwargs.get("data"), kwargs.get("headers"))
         response = super().request(method, url, **kwargs)
         if response.status_code >= 400:
             self.last_error = _json_object(response.text)
         return response
 
 
+def sent_credentials(data, headers) -> set[str]:
+    """The credentials in a token request: its secret form fields (msal sends a dict,
+    google-auth an encoded body) and the Authorization header's."""
+    if isinstance(data, (bytes, str)):
+        data = dict(parse_qsl(_text(data)))
+    found = {_text(value) for name, value in (data or {}).items() if name in SECRET_FIELDS}
+    authorization = (headers or {}).get("Authorization", "")
+    found.add(authorization.partition(" ")[2])
+    return found - {""}
+
+
+def _text(value) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
 def _json_object(text: str) -> dict:
     try:
         answer = json.loads(text)
     except ValueError:
-        return {"error": " ".join(text.split())[:200]}
+        return {"error": text}
     return answer if isinstance(answer, dict) else {}

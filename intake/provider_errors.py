@@ -1,6 +1,9 @@
 """A token provider's refusal as one line a person can act on: who was refused, the provider's
-code and request ids, and what to fix when the code says it. Pure: plain values in and out."""
+code and request ids, and what to fix when the code says it. Pure: plain values in and out.
+Every word of the provider's is bounded and has the credentials rua sent (`hidden`) masked."""
 from __future__ import annotations
+
+from guard.shown import scrubbed
 
 # Entra ID's AADSTS codes for what a client-credentials app gets wrong, and the fix of each.
 MICROSOFT_FIXES = {
@@ -24,25 +27,25 @@ GOOGLE_IMAP_FIX = ("check that IMAP is on for this user (Admin console: Apps > G
                    "> Gmail > End User Access); docs/mailboxes.md")
 
 
-def microsoft(app, answer: dict) -> str:
+def microsoft(app, answer: dict, hidden=()) -> str:
     """One line for Entra ID's error answer to a token request (or its discovery document)."""
-    description = _first_line(answer.get("error_description"))
+    description = _first_line(answer.get("error_description"), hidden)
     codes = answer.get("error_codes") or []
     code = codes[0] if codes and isinstance(codes[0], int) else None
-    said = str(answer.get("error") or "no token in the answer")
+    said = scrubbed(str(answer.get("error") or "no token in the answer"), hidden, 100)
     if description:
         said = f"{said}: {description}"
-    line = f"Microsoft 365 refused a token to {app.who}: {said}{_ids(answer)}"
+    line = f"Microsoft 365 refused a token to {app.who}: {said}{_ids(answer, hidden)}"
     fix = MICROSOFT_FIXES.get(code)
     if fix:
         line = f"{line}; {fix}"
     return line
 
 
-def google(account, answer: dict) -> str:
+def google(account, answer: dict, hidden=()) -> str:
     """One line for Google's error answer to the service account's token request."""
-    error = str(answer.get("error") or "no token in the answer")
-    description = _first_line(answer.get("error_description"))
+    error = scrubbed(str(answer.get("error") or "no token in the answer"), hidden)
+    description = _first_line(answer.get("error_description"), hidden)
     said = f"{error}: {description}" if description else error
     line = f"Google refused a token to {account.who}: {said}"
     fix = _google_fix(account, error, description)
@@ -73,17 +76,16 @@ def _google_fix(account, error: str, description: str) -> str:
     return ""
 
 
-def _ids(answer: dict) -> str:
+def _ids(answer: dict, hidden) -> str:
     """Entra ID's correlation and trace ids, which its support asks for."""
-    ids = [f"{label} {answer[key]}" for key, label in (("correlation_id", "correlation id"),
-                                                       ("trace_id", "trace id"))
+    ids = [f"{label} {scrubbed(str(answer[key]), hidden, 60)}"
+           for key, label in (("correlation_id", "correlation id"), ("trace_id", "trace id"))
            if answer.get(key)]
     return f" ({', '.join(ids)})" if ids else ""
 
 
-def _first_line(text) -> str:
+def _first_line(text, hidden) -> str:
     """Entra ID appends trace and correlation lines to its description; the first says it."""
-    if not text:
+    if not text or not str(text).strip():
         return ""
-    first = str(text).strip().splitlines()[0]
-    return " ".join(first.split())[:300]
+    return scrubbed(str(text).strip().splitlines()[0], hidden)

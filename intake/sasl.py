@@ -31,9 +31,10 @@ def server_error(challenge: bytes) -> str:
     try:
         answer = json.loads(challenge)
     except ValueError:
-        return " ".join(challenge.decode("utf-8", "replace").split())[:200]
+        # Bounded, with the token masked, by the login's refusal (intake/imap_login.py).
+        return " ".join(challenge.decode("utf-8", "replace").split())
     if not isinstance(answer, dict):
-        return str(answer)[:200]
+        return str(answer)
     parts = [f"status {answer['status']}"] if "status" in answer else []
     if answer.get("scope"):
         parts.append(f"scope {answer['scope']}")

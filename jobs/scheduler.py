@@ -9,6 +9,7 @@ conditions are judged), the day's history row and a full refresh at 00:05 UTC, w
 RUA_RETENTION_DAYS set the records past it deleted at 00:20 UTC, and mail fetched when a mailbox
 is set (jobs/table.py lists them). Each run takes a lock named after its job, so two
 schedulers (two hosts on one Postgres) never run the same job at once: the second one skips.
+A run whose job raised (JobFailed: its work failed) is recorded and logged as failed.
 """
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ log = logging.getLogger("rua.scheduler")
 
 def run_exclusive(name: str, job, config, clock=utcnow) -> bool:
     """Run job(now) under the job's lock; False (not run) when another runner holds it. Each
-    run is recorded (store/job_runs.py) and logged in one line with its outcome and time."""
+    run is recorded (store/job_runs.py) and logged in one line with its outcome and time; a
+    job's error, JobFailed included, is recorded as a failed run and raised."""
     with db.connection_context():
         with locks.exclusive(f"job.{name}", config.lock_dir) as held:
             if not held:
@@ -37,6 +39,9 @@ def run_exclusive(name: str, job, config, clock=utcnow) -> bool:
             job_runs.started(name, clock())
             try:
                 job(clock())
+            except job_runs.JobFailed as exc:
+                _ended(name, clock(), began, ok=False, reason=str(exc))
+                raise
             except BaseException:
                 _ended(name, clock(), began, ok=False)
                 raise
@@ -44,19 +49,33 @@ def run_exclusive(name: str, job, config, clock=utcnow) -> bool:
             return True
 
 
-def _ended(name: str, now, began: float, ok: bool) -> None:
+def _ended(name: str, now, began: float, ok: bool, reason: str = "") -> None:
     job_runs.finished(name, now, ok)
     seconds = round(time.perf_counter() - began, 3)
-    outcome = "ok" if ok else "failed"
-    log.info("job %s %s in %ss", name, outcome, seconds,
-             extra={"job": name, "outcome": outcome, "seconds": seconds})
+    fields = {"job": name, "outcome": "ok" if ok else "failed", "seconds": seconds}
+    if ok:
+        log.info("job %s ok in %ss", name, seconds, extra=fields)
+    elif reason:
+        log.error("job %s failed in %ss: %s", name, seconds, reason,
+                  extra={**fields, "reason": reason})
+    else:
+        log.error("job %s failed in %ss", name, seconds, extra=fields)
+
+
+def run_scheduled(name: str, job, config, clock=utcnow) -> None:
+    """One run as the scheduler starts it: a JobFailed is recorded and logged in one line by
+    run_exclusive, so it is not handed on to APScheduler, which would log a traceback."""
+    try:
+        run_exclusive(name, job, config, clock)
+    except job_runs.JobFailed:
+        pass
 
 
 def build(config, clock=utcnow) -> BlockingScheduler:
     scheduler = BlockingScheduler(timezone="UTC")
     for name, job, trigger in job_table(config):
         # coalesce: runs missed while busy collapse into one; max_instances: never overlap itself.
-        scheduler.add_job(run_exclusive, args=(name, job, config, clock), id=name, name=name,
+        scheduler.add_job(run_scheduled, args=(name, job, config, clock), id=name, name=name,
                           coalesce=True, max_instances=1, misfire_grace_time=300, **trigger)
     return scheduler
 

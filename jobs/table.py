@@ -10,7 +10,7 @@ from intake import jobs as intake_jobs
 from notify import drain
 from snapshotter import jobs as snapshot_jobs
 from sources import jobs as source_jobs
-from store import retention
+from store import job_runs, retention
 
 
 def job_table(config):
@@ -60,10 +60,18 @@ def every(*, at_start: bool = False, **interval) -> dict:
 
 def then_refresh(job, config):
     """The job, then a refresh of the organizations marked dirty (none marked: one query); a
-    job that was skipped (None, as offline) refreshes nothing."""
+    job that was skipped (None, as offline) refreshes nothing. A job that failed (JobFailed)
+    still has what it did before failing refreshed, then its failure raised."""
+    def refresh(now: datetime):
+        snapshot_jobs.refresh_dirty(now, report_address=config.report_address)
+
     def run(now: datetime):
-        result = job(now, config)
+        try:
+            result = job(now, config)
+        except job_runs.JobFailed:
+            refresh(now)
+            raise
         if result is not None:
-            snapshot_jobs.refresh_dirty(now, report_address=config.report_address)
+            refresh(now)
         return result
     return run

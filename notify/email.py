@@ -20,6 +20,7 @@ from email.utils import format_datetime
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from guard.connect import Deadline, Unreachable
+from guard.shown import scrubbed
 from notify import DeliveryError, NotReached
 
 # The whole attempt (connect, TLS, login, send) ends by then, however slowly the server talks.
@@ -95,8 +96,9 @@ def send(smtp: Smtp, message: EmailMessage) -> None:
         except smtplib.SMTPException as exc:
             if deadline.expired:    # the watchdog's cut reads as the server hanging up
                 raise NotReached(_late(smtp)) from None
+            said = scrubbed(_server_said(exc), [smtp.password])
             raise DeliveryError(f"SMTP {smtp.host}:{smtp.port}: {type(exc).__name__}: "
-                                f"{_without(exc, smtp.password)}") from None
+                                f"{said}") from None
         except (OSError, Unreachable) as exc:
             if deadline.expired:
                 raise NotReached(_late(smtp)) from None
@@ -107,10 +109,12 @@ def _late(smtp: Smtp) -> str:
     return f"SMTP {smtp.host}:{smtp.port}: no answer within {DEADLINE_SECONDS} s"
 
 
-def _without(exc: Exception, password: str) -> str:
-    """The server's complaint, with the password cut out should a server echo it back."""
-    text = str(exc)
-    return text.replace(password, "***") if password else text
+def _server_said(exc: smtplib.SMTPException) -> str:
+    """The server's reply as it said it ("535 5.7.8 …"), not as Python's repr of its bytes."""
+    reply = getattr(exc, "smtp_error", None)
+    if isinstance(reply, bytes):
+        return f"{exc.smtp_code} {reply.decode('utf-8', 'replace')}"
+    return str(exc)
 
 
 class _WatchedSMTP(smtplib.SMTP):

@@ -28,6 +28,7 @@ from sources.enrich import Enrichment, Signals, enrich
 from store import db, events, rollups
 from store.addresses import canonical_ip, search_text, spellings
 from store.clock import utcnow
+from store.job_runs import JobFailed
 from store.models import Domain, Event, Record, Report, Source, SourceDomain
 
 log = logging.getLogger("rua.sources")
@@ -124,9 +125,12 @@ def scheduled(now: datetime, config) -> Enriched | None:
         log.warning("%s", problem)
     log.info("enriched %d source(s), %d record(s) reclassified", result.sources,
              result.reclassified)
+    if result.unanswered:
+        raise JobFailed(f"source enrichment: {result.unanswered}: {result.unlearned} "
+                        f"source(s) not enriched, tried again later")
     if result.unlearned:
-        log.warning("%d source(s) not enriched: %s; tried again later", result.unlearned,
-                    result.unanswered or "DNS could not tell")
+        log.warning("%d source(s) not enriched: DNS could not tell; tried again later",
+                    result.unlearned)
     return result
 
 

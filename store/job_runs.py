@@ -1,4 +1,7 @@
-"""The last run of each scheduled job: written by the scheduler, read by /readyz and metrics."""
+"""The last run of each scheduled job: written by the scheduler, read by /readyz and metrics.
+
+A job whose work failed raises JobFailed (or any error): its run is recorded as failed, so
+`/readyz` says `"ok": false` and `rua_job_last_success` is 0."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -8,6 +11,11 @@ from peewee import EXCLUDED
 
 from store import db
 from store.models import JobRun
+
+
+class JobFailed(Exception):
+    """The job ran but its work failed (a mailbox refused, the resolver silent); the message
+    says why in one line. What it did before failing stays done."""
 
 
 class LastRun(NamedTuple):

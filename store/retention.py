@@ -4,18 +4,29 @@ Only Record rows go. Daily rollups, snapshots, score history, report summaries a
 so every figure the API shows for the past is the same after a prune; the report remembers
 when its records went (Report.records_pruned_at) and its detail says so. Deleted in batches
 of reports, each its own short transaction, so no write lock is held for long.
+
+On SQLite a prune shares the one write lock with ingest (which frees it between its groups of
+at most half a second): each batch takes the lock first (IMMEDIATE), waits for it as long as
+LOCK_WAIT_MS, and is followed by a pause in which a waiting ingest gets its turn.
 """
 from __future__ import annotations
 
+import contextlib
+import time
 from datetime import date, datetime, timedelta
 from typing import NamedTuple
 
 from peewee import fn
 
-from store import db, is_postgres
+from store import SQLITE_PRAGMAS, db, is_postgres
 from store.models import Record, Report
 
 REPORTS_PER_BATCH = 200
+RECORDS_PER_BATCH = 5000        # so a batch holds the write lock for tens of milliseconds
+# SQLite: how long a batch waits for the write lock, and the pause after it (longer than the
+# 100 ms between a waiting writer's tries, so one that waits always finds the lock free).
+LOCK_WAIT_MS = 300_000
+PAUSE_SECONDS = 0.15
 
 
 class Pruned(NamedTuple):
@@ -44,18 +55,63 @@ def prune(now: datetime, days: int, *, dry_run: bool = False, progress=None) -> 
         records = Record.select().where(Record.report.in_(_due(cutoff))).count()
         return Pruned(cutoff, reports, records, _all_records() - records, 0)
     reports = records = 0
-    while True:
-        with db.atomic():
-            ids = [row[0] for row in _due(cutoff).order_by(Report.id)
-                   .limit(REPORTS_PER_BATCH).tuples()]
-            if not ids:
+    with _waiting_for_the_lock():
+        while True:
+            if reports and not is_postgres():
+                time.sleep(PAUSE_SECONDS)       # an ingest waiting for the lock takes it now
+            batch = _prune_batch(cutoff, now)
+            if batch is None:
                 break
-            records += Record.delete().where(Record.report.in_(ids)).execute()
-            Report.update(records_pruned_at=now).where(Report.id.in_(ids)).execute()
-        reports += len(ids)
-        if progress is not None:
-            progress(reports)
-    return Pruned(cutoff, reports, records, _all_records(), give_back_space())
+            reports, records = reports + batch[0], records + batch[1]
+            if progress is not None:
+                progress(reports)
+        return Pruned(cutoff, reports, records, _all_records(), give_back_space())
+
+
+def _prune_batch(cutoff: date, now: datetime) -> tuple[int, int] | None:
+    """The next due reports' records deleted in one transaction: (reports, records), or None
+    when no report is due."""
+    with _writing():
+        due = (_due(cutoff).select(Report.id, Report.record_count).order_by(Report.id)
+               .limit(REPORTS_PER_BATCH).tuples())
+        ids = _first_within_budget(due)
+        if not ids:
+            return None
+        records = Record.delete().where(Record.report.in_(ids)).execute()
+        Report.update(records_pruned_at=now).where(Report.id.in_(ids)).execute()
+    return len(ids), records
+
+
+def _first_within_budget(due) -> list:
+    """The ids of the first reports whose records add up to RECORDS_PER_BATCH (at least one)."""
+    ids, total = [], 0
+    for report_id, record_count in due:
+        if ids and total + record_count > RECORDS_PER_BATCH:
+            break
+        ids.append(report_id)
+        total += record_count
+    return ids
+
+
+def _writing():
+    """A batch's transaction; on SQLite it takes the write lock at once (IMMEDIATE): a batch
+    that read first would be refused the lock at once, not wait, had an ingest written since."""
+    if is_postgres():
+        return db.atomic()
+    return db.atomic(lock_type="IMMEDIATE")
+
+
+@contextlib.contextmanager
+def _waiting_for_the_lock():
+    """SQLite: this connection waits up to LOCK_WAIT_MS for the write lock, then as before."""
+    if is_postgres():
+        yield
+        return
+    db.execute_sql(f"PRAGMA busy_timeout = {LOCK_WAIT_MS}")
+    try:
+        yield
+    finally:
+        db.execute_sql(f"PRAGMA busy_timeout = {SQLITE_PRAGMAS['busy_timeout']}")
 
 
 def _all_records() -> int:

@@ -1,4 +1,5 @@
-"""A real gunicorn for the tests about serving: deploy/gunicorn.conf.py over the test's store."""
+"""Real servers for the tests: a gunicorn over the test's store (deploy/gunicorn.conf.py), and
+small TCP servers on 127.0.0.1 that tests build their own protocols on."""
 from __future__ import annotations
 
 import contextlib
@@ -7,6 +8,7 @@ import pathlib
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -14,6 +16,40 @@ import urllib.request
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CONF = ROOT / "deploy" / "gunicorn.conf.py"
 START_TIMEOUT = 30
+
+
+class TcpServer:
+    """A TCP server on a free port of 127.0.0.1 between start() and stop(): each connection is
+    served by serve(connection) on a thread of its own."""
+
+    def __init__(self):
+        self._stopped = threading.Event()
+        self._sock = socket.socket()
+
+    @property
+    def port(self) -> int:
+        return self._sock.getsockname()[1]
+
+    def start(self):
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(16)
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._sock.close()
+
+    def serve(self, connection: socket.socket) -> None:
+        raise NotImplementedError
+
+    def _accept(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                connection, _ = self._sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(connection,), daemon=True).start()
 
 
 def free_port(host: str = "127.0.0.1") -> int:

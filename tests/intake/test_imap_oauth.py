@@ -15,6 +15,9 @@ import trustme
 from config import Config
 from intake import oauth
 from intake.jobs import fetch_configured
+from jobs.scheduler import run_exclusive
+from jobs.table import job_table
+from store.job_runs import JobFailed
 from store.models import Report
 from tests.cli.outcome import assert_refused
 from tests.intake import dovecot, token_server
@@ -302,3 +305,27 @@ def test_the_scheduler_job_keeps_its_token_from_one_run_to_the_next(acme, box, t
     box.append(report_mail("r-2"))
     assert fetch_configured(config) == 1
     assert stored_ids() == ["r-1", "r-2"] and len(tokens.issued) == 1
+
+
+@pytest.mark.parametrize("provider", ["microsoft", "microsoft-certificate", "google"])
+def test_a_token_endpoint_that_echoes_the_request_never_gets_a_credential_shown_or_logged(
+        rua, acme, box, tokens, monkeypatch, tmp_path, config, caplog, provider):
+    if provider.startswith("microsoft"):
+        microsoft(tokens, monkeypatch, tmp_path, certificate=provider.endswith("certificate"))
+    else:
+        google(tokens, monkeypatch, tmp_path)
+    tokens.echo = True      # a wrong or hostile RUA_IMAP_OAUTH_AUTHORITY (or token URL)
+    box.append(report_mail("r-1"))
+    result = rua("fetch", "imap")
+    assert_refused(result, "refused a token to", "***")
+    config = Config.from_env(os.environ).replace(database_url=config.database_url,
+                                                 lock_dir=config.lock_dir, offline=True)
+    [job] = [job for name, job, _ in job_table(config) if name == "fetch"]
+    with pytest.raises(JobFailed, match="refused a token to"):
+        run_exclusive("fetch", job, config)
+    sent = {form[name] for form in tokens.forms for name in oauth.SECRET_FIELDS if name in form}
+    assert sent and (SECRET in sent) == (provider == "microsoft")
+    for credential in sent:
+        for text in (result.stderr, caplog.text):
+            assert credential not in text and credential[-20:] not in text
+    assert box.subjects(box.inbox) == ["Report r-1"] and stored_ids() == []

@@ -56,3 +56,20 @@ def test_an_imap_refusal_names_the_server_and_the_fix():
     assert line.startswith("IMAP login as dmarc@contoso.example at outlook.office365.com:993 "
                            "refused the token of app app-id in tenant contoso-id")
     assert "IMAP.AccessAsApp" in line and "Add-MailboxPermission" in line
+
+
+def test_what_a_provider_echoes_of_the_credentials_sent_is_masked_and_bounded():
+    assertion = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJhcHAifQ.c2lnbmF0dXJl"
+    line = provider_errors.microsoft(APP, {
+        "error": f"invalid_request client_secret=hunter2&client_assertion={assertion}",
+        "error_description": "AADSTS900144: you sent " + "x" * 400 + " hunter2",
+        "error_codes": [900144], "trace_id": assertion, "correlation_id": "c-1"},
+        {"hunter2", assertion})
+    assert "hunter2" not in line and "c2lnbmF0dXJl" not in line
+    assert "invalid_request client_secret=***&client_assertion=***" in line
+    assert "(correlation id c-1, trace id ***)" in line and len(line) < 900
+    google = provider_errors.google(ACCOUNT, {"error": "invalid_grant",
+                                              "error_description": f"bad {assertion}"},
+                                    {assertion})
+    assert google.endswith("invalid_grant: bad ***")
+

@@ -75,6 +75,8 @@ class TokenServer:
     users: set[str] = field(default_factory=set)
     issued: list[Issued] = field(default_factory=list)
     introspected: list[tuple[str, bool]] = field(default_factory=list)
+    forms: list[dict] = field(default_factory=list)    # every token request's form, in order
+    echo: bool = False          # refuse every token request, echoing it back (a hostile authority)
     changed: threading.Condition = field(default_factory=threading.Condition)
     port: int = 0
     ca_file: str = ""           # the CA's PEM, for REQUESTS_CA_BUNDLE
@@ -106,6 +108,8 @@ class TokenServer:
             self.users.clear()
             self.issued.clear()
             self.introspected.clear()
+            self.forms.clear()
+            self.echo = False
             self.lifetime = 3600
 
     def issue(self, client: str, mailboxes: tuple[str, ...]) -> dict:
@@ -190,9 +194,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
-        form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+        body = self.rfile.read(length).decode()
+        form = {k: v[0] for k, v in parse_qs(body).items()}
         parts = urlsplit(self.path).path.strip("/").split("/")
-        if self.path == GOOGLE_TOKEN_PATH:
+        if self.path != "/introspect":
+            with self.server_state.changed:
+                self.server_state.forms.append(form)
+        if self.path != "/introspect" and self.server_state.echo:
+            self._echo(body, form)
+        elif self.path == GOOGLE_TOKEN_PATH:
             self._google(form)
         elif self.path == "/introspect":
             self._send(200, self.server_state.introspect(form.get("token", "")))
@@ -266,6 +276,19 @@ class _Handler(BaseHTTPRequestHandler):
                              "error_description": "Invalid email or User ID"})
         else:
             self._send(200, state.issue(account.client_id, (claims["sub"],)))
+
+    def _echo(self, body: str, form: dict):
+        """A refusal that says back everything it was sent: the body as sent, its form as JSON,
+        both in base64, and the Authorization header, as a hostile or broken endpoint might."""
+        raw = base64.b64encode(body.encode()).decode()
+        basic = base64.b64encode(f"{form.get('client_id')}:{form.get('client_secret')}".encode())
+        self._send(400, {
+            "error": f"invalid_request {body}",
+            "error_description": (f"AADSTS900144: You sent {body} as {json.dumps(form)} "
+                                  f"({raw}, Basic {basic.decode()}, "
+                                  f"{self.headers.get('Authorization')})"),
+            "error_codes": [900144], "trace_id": form.get("client_secret") or body,
+            "correlation_id": form.get("assertion") or body})
 
     def _entra_error(self, status: int, error: str, code: int, text: str):
         trace, correlation = str(uuid.uuid4()), str(uuid.uuid4())

@@ -1,8 +1,11 @@
 """The job table: every room's job with its trigger, and the refresh that follows a job."""
+import pytest
+
 from config import Config
 from jobs.table import job_table, then_refresh
 from store import events
 from store.clock import utcnow
+from store.job_runs import JobFailed
 from store.models import Organization
 from tests.factories import make_org
 
@@ -26,3 +29,14 @@ def test_a_skipped_job_refreshes_nothing(database):
     events.mark_dirty(org.id)
     assert then_refresh(lambda now, config: None, Config())(utcnow()) is None
     assert Organization.get_by_id(org.id).dirty_since is not None
+
+
+def test_a_failed_job_still_refreshes_what_it_did_then_raises(database):
+    org = make_org()
+
+    def stored_then_failed(now, config):
+        events.mark_dirty(org.id)
+        raise JobFailed("the IMAP login was refused")
+    with pytest.raises(JobFailed):
+        then_refresh(stored_then_failed, Config())(utcnow())
+    assert Organization.get_by_id(org.id).dirty_since is None

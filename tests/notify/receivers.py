@@ -2,6 +2,7 @@
 with the `standardwebhooks` verifier, and an SMTP server (aiosmtpd) with STARTTLS and login."""
 from __future__ import annotations
 
+import base64
 import socket
 import ssl
 import threading
@@ -11,7 +12,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from tests.servers import free_port
+from tests.servers import TcpServer, free_port
 
 
 class WebhookReceiver:
@@ -89,39 +90,16 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-class Trickler:
+class Trickler(TcpServer):
     """A TCP server on 127.0.0.1 that answers each connection with `payload`, one byte every
     `interval` seconds, whatever it is sent: slow enough that no single read times out, so
     only a deadline on the whole attempt ends it."""
 
     def __init__(self, payload: bytes, interval: float):
+        super().__init__()
         self.payload, self.interval = payload, interval
-        self._stopped = threading.Event()
-        self._sock = socket.socket()
 
-    @property
-    def port(self) -> int:
-        return self._sock.getsockname()[1]
-
-    def start(self) -> "Trickler":
-        self._sock.bind(("127.0.0.1", 0))
-        self._sock.listen(16)
-        threading.Thread(target=self._accept, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        self._stopped.set()
-        self._sock.close()
-
-    def _accept(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                connection, _ = self._sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._trickle, args=(connection,), daemon=True).start()
-
-    def _trickle(self, connection: socket.socket) -> None:
+    def serve(self, connection: socket.socket) -> None:
         with connection:
             for byte in self.payload:
                 if self._stopped.wait(self.interval):
@@ -144,14 +122,22 @@ class MailSink:
         return "250 OK"
 
 
-def smtp_server(ca, *, login: tuple[str, str] | None, implicit_tls: bool = False) -> tuple:
+def smtp_server(ca, *, login: tuple[str, str] | None, implicit_tls: bool = False,
+                echo: bool = False) -> tuple:
     """A started aiosmtpd Controller on 127.0.0.1 with a trustme certificate, and its sink.
-    With `login`, AUTH is required (and, as aiosmtpd insists, only after TLS)."""
+    With `login`, AUTH is required (and, as aiosmtpd insists, only after TLS); with `echo`,
+    every login is refused with a reply that says back what the client sent, in clear and in
+    base64 (as a broken or hostile server might)."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("localhost", "127.0.0.1").configure_cert(context)
     sink = MailSink()
 
     def authenticate(server, session, envelope, mechanism, auth_data):
+        if echo:
+            sent = b"\0" + auth_data.login + b"\0" + auth_data.password
+            return AuthResult(success=False, handled=False, message=(
+                f"535 5.7.8 {mechanism} {auth_data.login.decode()} "
+                f"{auth_data.password.decode()} refused ({base64.b64encode(sent).decode()})"))
         ok = login is not None and (auth_data.login.decode(), auth_data.password.decode()) == login
         return AuthResult(success=ok, handled=False)   # aiosmtpd answers 235 or 535
     options = {"authenticator": authenticate, "auth_required": login is not None}

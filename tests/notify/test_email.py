@@ -1,6 +1,7 @@
 """E-mail delivery through a real SMTP server in the test process (aiosmtpd)."""
 from __future__ import annotations
 
+import base64
 import email
 import email.policy
 
@@ -72,6 +73,25 @@ def test_a_wrong_password_is_a_failed_attempt_kept_for_retry(org, mailbox, ca, c
     finally:
         controller.stop()
     assert not sink.messages and "SMTPAuthenticationError" in Outbox.get().last_error
+
+
+def test_a_reply_echoing_the_password_never_reaches_the_stored_error_or_the_log(
+        org, mailbox, ca, clock, config, caplog):
+    controller, _ = smtp_server(ca, login=LOGIN, echo=True)
+    url = f"smtp://{LOGIN[0]}:s3cret%20pass@localhost:{controller.port}?from=rua@example.net"
+    try:
+        raise_alert(org)
+        with caplog.at_level("INFO", logger="rua.notify"):
+            assert drain(config.replace(smtp_url=url), clock).retried == 1
+    finally:
+        controller.stop()
+    error = Outbox.get().last_error
+    assert error.startswith(f"SMTP localhost:{controller.port}: SMTPAuthenticationError: "
+                            f"535 5.7.8 ")
+    assert error.endswith("alerts *** refused (***)")
+    in_base64 = base64.b64encode(b"\0alerts\0s3cret pass").decode()
+    for text in (error, caplog.text):
+        assert "s3cret" not in text and in_base64 not in text
 
 
 def test_a_server_without_starttls_is_never_sent_the_password(org, mailbox, clock, config):

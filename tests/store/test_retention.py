@@ -5,7 +5,7 @@ from datetime import timedelta
 
 import pytest
 
-from store import db, retention
+from store import SQLITE_PRAGMAS, db, retention
 from store.models import DailyRollup, Record, Report
 from tests.factories import make_org
 from tests.snapshotter.reports import NOW, TODAY, report_on
@@ -62,9 +62,27 @@ def test_a_second_prune_finds_nothing_more(org):
 
 def test_reports_are_pruned_in_batches_each_its_own_transaction(org, monkeypatch):
     monkeypatch.setattr(retention, "REPORTS_PER_BATCH", 1)
+    monkeypatch.setattr(retention, "PAUSE_SECONDS", 0)
     seen = []
     retention.prune(NOW, 30, progress=lambda done: seen.append((done, db.in_transaction())))
     assert seen == [(1, False), (2, False), (3, False)]
+
+
+@pytest.mark.parametrize("budget, batches", [(4, [2, 3]), (3, [1, 2, 3]), (1, [1, 2, 3])])
+def test_a_batch_holds_records_up_to_its_budget_and_at_least_one_report(org, monkeypatch,
+                                                                        budget, batches):
+    monkeypatch.setattr(retention, "RECORDS_PER_BATCH", budget)     # 2 records a report
+    monkeypatch.setattr(retention, "PAUSE_SECONDS", 0)
+    seen = []
+    assert retention.prune(NOW, 30, progress=seen.append).records == 6
+    assert seen == batches
+
+
+def test_a_sqlite_prune_waits_longer_for_the_lock_then_waits_as_before(config, org):
+    if not config.is_sqlite:
+        pytest.skip("SQLite's busy timeout")
+    retention.prune(NOW, 30)
+    assert db.execute_sql("PRAGMA busy_timeout").fetchone()[0] == SQLITE_PRAGMAS["busy_timeout"]
 
 
 def test_a_new_sqlite_store_gives_freed_pages_back(config, org):
