@@ -15,7 +15,10 @@ from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 from store import PRIVATE_DIR, PRIVATE_FILE, meter_path
-from store.backup_checks import BackupError, check_and_migrate
+
+
+class BackupError(Exception):
+    """The copy cannot be made or restored; the message says why, and nothing was changed."""
 
 
 class Copied(NamedTuple):
@@ -73,6 +76,7 @@ def restore_sqlite(source: str, store_path: str) -> Restored:
         copied = [copy_sqlite(source, staged)]
         if os.path.exists(meter_path(source)):
             copied.append(copy_sqlite(meter_path(source), meter_path(staged)))
+        from store.backup_checks import check_and_migrate   # the migrations: not for --help
         applied = check_and_migrate(staged)
         _move_into_place(staged, store_path)
     finally:

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from peewee import PeeweeException
 
 from store import db, meter, meter_path, open_db
+from store.backup import BackupError
 from store.migrations import UnknownSchema, migrate, refuse_unknown
 
 STORE, COUNTERS = "the backup", "the backup's counters file"
@@ -29,10 +30,6 @@ EVERY_KIND = CODE | {"table", "index"}
 # Tables SQLite keeps for itself (AUTOINCREMENT, ANALYZE); its automatic indexes have no SQL.
 SQLITE_TABLES = frozenset({"sqlite_sequence", "sqlite_stat1", "sqlite_stat2", "sqlite_stat3",
                            "sqlite_stat4"})
-
-
-class BackupError(Exception):
-    """The copy cannot be made or restored; the message says why, and nothing was changed."""
 
 
 class SchemaObject(NamedTuple):
