@@ -11,6 +11,11 @@ FALSE = {"0", "false", "no", "off", ""}
 TEST_SETTINGS = frozenset({"RUA_CORPUS", "RUA_TEST_DATABASE_URL"})
 
 
+# Secrets read whole at start from a file instead (Docker secrets): the setting and its file twin.
+# RUA_IMAP_PASSWORD_FILE and RUA_IMAP_OAUTH_SECRET_FILE are read where the mailbox is opened.
+FILE_TWINS = {"database_url": "database_url_file", "smtp_url": "smtp_url_file"}
+
+
 class ConfigError(ValueError):
     """A RUA_* variable is unknown or its value cannot be read."""
 
@@ -20,6 +25,8 @@ class Config:
     """Every knob with a working default; docs/configuration.md's table documents each one."""
 
     database_url: str = "sqlite:///var/rua.db"
+    # A file holding the database URL instead (a Docker or systemd secret).
+    database_url_file: str = ""
     base_url: str = "http://127.0.0.1:8000/api/v1"
     # The application that shows rua's data to people: event links and cta_urls are its paths.
     app_url: str = ""
@@ -95,6 +102,7 @@ class Config:
     fetch_interval: int = 5
     # Alerts: e-mail channels' server (smtp[s]://user:password@host:port?from=ADDRESS).
     smtp_url: str = field(default="", repr=False)    # may hold a password
+    smtp_url_file: str = ""
     # For labs and tests only: lets rua connect to private, loopback and link-local addresses
     # that reports, DNS answers and webhook URLs name (guard/addresses.py).
     outbound_unsafe_allow_private: bool = False
@@ -109,6 +117,9 @@ class Config:
             raise ConfigError(f"unknown setting {', '.join(unknown)} (known: {', '.join(sorted(known))})")
         values = {f.name: _coerce(name, environ[name], f.type)
                   for name, f in known.items() if name in environ}
+        for name, twin in FILE_TWINS.items():
+            if values.get(twin):
+                values[name] = _from_file(name, values, twin)
         return cls(**values)
 
     def replace(self, **changes) -> "Config":
@@ -117,6 +128,21 @@ class Config:
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+
+def _from_file(name: str, values: dict, twin: str) -> str:
+    """The secret in values[twin]'s file, less one trailing newline; one line if it cannot be."""
+    setting, path = PREFIX + name.upper(), values[twin]
+    if values.get(name):
+        raise ConfigError(f"{setting} and {setting}_FILE are both set: keep one")
+    try:
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read()
+    except UnicodeDecodeError:
+        raise ConfigError(f"cannot read {setting}_FILE {path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {setting}_FILE {path}: {exc.strerror or exc}") from None
+    return text.removesuffix("\n").removesuffix("\r")
 
 
 def _coerce(name: str, raw: str, kind: str):
