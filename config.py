@@ -131,10 +131,9 @@ class Config:
 
 
 def _from_file(name: str, values: dict, twin: str) -> str:
-    """The secret in values[twin]'s file, less one trailing newline; one line if it cannot be."""
+    """The secret in values[twin]'s file, less one trailing newline: it wins over the setting
+itself (as RUA_IMAP_PASSWORD_FILE does), so an image's default store URL can be overridden."""
     setting, path = PREFIX + name.upper(), values[twin]
-    if values.get(name):
-        raise ConfigError(f"{setting} and {setting}_FILE are both set: keep one")
     try:
         with open(path, encoding="utf-8") as stream:
             text = stream.read()
