@@ -14,7 +14,6 @@ import json
 import os
 import pathlib
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import urllib.request
 import pytest
 
 from tests.ingest import xmlbuild
+from tests.servers import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -96,12 +96,6 @@ def build(tag: str, containerfile: pathlib.Path, context: pathlib.Path, timeout:
     podman("build", "--format", "docker", "--build-arg", f"BASE={BASE}",
            "-v", f"{CA_BUNDLE}:{CA_BUNDLE}:ro", "-t", tag, "-f", containerfile, context,
            timeout=timeout)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Stack:
