@@ -146,8 +146,10 @@ class Stack:
                                                                    headers=headers),
                                             timeout=5) as answer:
                     return answer.status, json.loads(answer.read())
-            except urllib.error.HTTPError as exc:
-                raise AssertionError(f"GET {path}: {exc}\n{self.logs('api')}") from None
+            except urllib.error.HTTPError as exc:   # a 503 while the store is out of reach
+                if exc.code < 500 or time.monotonic() > deadline:
+                    raise AssertionError(f"GET {path}: {exc}\n{self.logs('api')}") from None
+                time.sleep(0.5)
             except OSError as exc:     # not listening yet: refused, reset or silent
                 if time.monotonic() > deadline:
                     raise AssertionError(f"GET {path}: {exc}\n{self.logs('api')}") from None
