@@ -131,17 +131,21 @@ class Config:
 
 
 def _from_file(name: str, values: dict, twin: str) -> str:
-    """The secret in values[twin]'s file, less one trailing newline: it wins over the setting
-itself (as RUA_IMAP_PASSWORD_FILE does), so an image's default store URL can be overridden."""
-    setting, path = PREFIX + name.upper(), values[twin]
+    """The secret in values[twin]'s file: it wins over the setting itself (as
+    RUA_IMAP_PASSWORD_FILE does), so an image's default store URL can be overridden."""
+    return read_secret(PREFIX + twin.upper(), values[twin])
+
+
+def read_secret(setting: str, path: str) -> str:
+    """A secret file's content less one trailing newline; `setting` names it in the error."""
     try:
         with open(path, encoding="utf-8") as stream:
-            text = stream.read()
+            secret = stream.read()
     except UnicodeDecodeError:
-        raise ConfigError(f"cannot read {setting}_FILE {path}: not UTF-8 text") from None
+        raise ConfigError(f"cannot read {setting} {path}: not UTF-8 text") from None
     except OSError as exc:
-        raise ConfigError(f"cannot read {setting}_FILE {path}: {exc.strerror or exc}") from None
-    return text.removesuffix("\n").removesuffix("\r")
+        raise ConfigError(f"cannot read {setting} {path}: {exc.strerror or exc}") from None
+    return secret.removesuffix("\n").removesuffix("\r")
 
 
 def _coerce(name: str, raw: str, kind: str):
