@@ -86,7 +86,8 @@ def base_image():
         return
     if not tarball.exists():
         partial = RUN / "base-bookworm.tar.part"
-        run("mmdebstrap", "--variant=apt", "--include=python3,python3-venv,ca-certificates",
+        run("mmdebstrap", "--variant=apt", "--format=tar",
+            "--include=python3,python3-venv,ca-certificates",
             "bookworm", partial, "http://deb.debian.org/debian", timeout=900)
         partial.rename(tarball)
     podman("import", tarball, BASE, timeout=300)
