@@ -226,7 +226,7 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at,
     rollups.save_domain_day(org.id, domain, days[2], report.total_messages, policy,
                             meta.date_end)
     source_facts.save(org.id, domain, from_epoch(meta.date_begin), from_epoch(meta.date_end),
-                      days[2], writer.tally)
+                      days[2], writer.tally, received_at)
     _monitor(org, domain, writer.selectors, monitored, source)
     events.mark_dirty(org.id)
     return report
