@@ -11,9 +11,10 @@ import click
 
 from ingest.printable import printable
 from rules.snapshot_facts import WINDOW_DAYS
-from store.clock import utcnow
+from store.clock import FIRST_REPORT_DAY, utcnow
 from store.encoding import dumps
 
+_FIRST_REPORT_DAY = FIRST_REPORT_DAY.isoformat()
 # Without a terminal, a progress line on stderr this often keeps a long batch observable in logs.
 PROGRESS_EVERY = 10.0
 
@@ -66,6 +67,8 @@ class Summary:
         return line
 
     def _covers(self, first: str, last: str):
+        if first < _FIRST_REPORT_DAY:       # a reporter's broken clock, as /reports/date-range
+            return
         if self.first_day is None or first < self.first_day:
             self.first_day = first
         if self.last_day is None or last > self.last_day:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from store.models import Domain, Event, Outbox, Report
-from tests.factories import make_domain, make_org
+from tests.factories import make_domain
 from tests.ingest import xmlbuild
 
 DOMAINS = [f"d{n:02}.example.net" for n in range(25)]    # past the 20 a day reports may add
@@ -13,10 +13,10 @@ OLD = 1_370_000_000     # 2013-05-31: an archive's history, long before the scor
 
 
 @pytest.fixture
-def acme(database):
-    org = make_org("Acme")
-    make_domain(org, "example.com")
-    return org
+def acme(acme):
+    """conftest's Acme, monitoring example.com."""
+    make_domain(acme, "example.com")
+    return acme
 
 
 @pytest.fixture
