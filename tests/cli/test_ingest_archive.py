@@ -120,3 +120,12 @@ def test_flags_that_do_not_go_together_are_usage_errors(rua, acme, archive, args
     assert result.exit_code == 2
     assert reason in result.stderr
     assert Report.select().count() == 0
+
+
+def test_the_days_covered_leave_out_a_reporters_broken_clock(rua, acme, tmp_path):
+    paths = [tmp_path / "1970.xml", tmp_path / "2023.xml"]
+    paths[0].write_bytes(xmlbuild.report_bytes(report_id="epoch", begin=0, end=DAY - 1))
+    paths[1].write_bytes(xmlbuild.report_bytes(report_id="fine"))
+    result = rua("ingest", *paths)
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout.splitlines()[-1].startswith("reports cover 2023-11-14 to 2023-11-15")
