@@ -1,6 +1,7 @@
 """`rua export`: every record of a period as CSV or JSON lines, written as it is read."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import sys
 
@@ -46,12 +47,9 @@ def export(config, org_ref, domain, day_from, day_to, output, path):
     with open_store(config):
         org = resolve_org(org_ref)
         period = exports.Period(org.id, day_from, day_to, domain)
-        stream = open(path, "w", newline="", encoding="utf-8") if path else sys.stdout
-        try:
+        # A reader that goes away (`| head`) ends the export: click exits quietly on EPIPE.
+        with _opened(path) as stream:
             count = _write(output, stream, exports.records(period))
-        finally:
-            if path:
-                stream.close()
         gone = exports.pruned(period)
     echo_err(f"rua export: {count:,} record{'' if count == 1 else 's'} of {org.name} from "
              f"{day_from} to {day_to}" + (f" for {domain}" if domain else ""))
@@ -60,6 +58,20 @@ def export(config, org_ref, domain, day_from, day_to, output, path):
                  f"period ({gone.first_day} to {gone.last_day}) had their records deleted by "
                  f"retention (records_pruned_at): they are not in the export; their totals "
                  f"stay in /reports")
+
+
+@contextlib.contextmanager
+def _opened(path: str | None):
+    """FILE (one clear line when it cannot be written), or standard output."""
+    if path is None:
+        yield sys.stdout
+        return
+    try:
+        stream = open(path, "w", newline="", encoding="utf-8")
+    except OSError as exc:
+        fail(f"--output {path}: {exc.strerror or exc}")
+    with stream:
+        yield stream
 
 
 def _write(output: str, stream, rows) -> int:

@@ -26,7 +26,8 @@ from cli.session import open_store
 @click.option("--dry-run", "dry_run", is_flag=True,
               help="Read and judge everything, store nothing, and say what the run would do: "
                    "reports per organization, the domains it would add or needs, the days "
-                   "covered, what it would refuse and why.")
+                   "covered, what it would refuse and why (a line per file only for the "
+                   "files refused for another reason than their domain).")
 @click.option("--add-domains", "add_domains", is_flag=True,
               help="With --org: the reports' policy domains become the organization's "
                    "monitored domains, past the caps on domains added by reports.")

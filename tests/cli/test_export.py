@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from datetime import date
 
 import pytest
@@ -94,3 +95,27 @@ def test_bad_arguments_are_one_line_usage_errors(rua, stored, args, reason):
 def test_an_unknown_organization_is_named(rua, stored):
     result = rua("export", "Nobody", "--from", "2024-01-01", "--to", "2024-01-31")
     assert result.exit_code == 2 and "no organization 'Nobody'" in result.stderr
+
+
+def test_an_output_that_cannot_be_written_is_one_line(rua, stored, tmp_path):
+    result = rua("export", "Acme", "--from", "2024-01-01", "--to", "2024-01-31",
+                 "--output", tmp_path / "missing" / "export.csv")
+    assert result.exit_code == 2
+    assert "--output " in result.stderr and "No such file or directory" in result.stderr
+
+
+def test_a_reader_that_goes_away_ends_the_export_quietly(config, stored, tmp_path):
+    """`rua export … | head -n 2` as a shell runs it: no traceback, whatever is left unread."""
+    import subprocess
+    import sys
+    env = {"RUA_DATABASE_URL": config.database_url, "RUA_LOCK_DIR": config.lock_dir,
+           "PATH": os.environ["PATH"]}
+    for n in range(3):      # enough rows that the pipe closes while rua still writes
+        make_report(stored, "example.com", [{"source_ip": f"198.51.100.{i}"} for i in range(2000)],
+                    report_id=f"big-{n}", **JAN)
+    run = subprocess.run(
+        f"{sys.executable} -c 'from cli import main; main()' export Acme --from 2024-01-01 "
+        f"--to 2024-01-31 | head -n 2", shell=True, env=env, capture_output=True, text=True,
+        timeout=120)
+    assert run.stdout.splitlines()[0].startswith("report,reporter,")
+    assert "Traceback" not in run.stderr and "Error" not in run.stderr, run.stderr
