@@ -34,7 +34,8 @@ class Plan:
     def lines(self, org_names: dict[str, str], added: list[tuple[str, str]],
               days: str | None) -> list[str]:
         """org_names: id -> name; added: the (org id, domain) pairs the run would add."""
-        lines = ["dry run: nothing was stored; the run would"]
+        lines = ["dry run: nothing was stored (nor kept aside, whatever the lines above say); "
+                 "the run would"]
         for org_id, count in sorted(self.per_org.items(), key=lambda item: -item[1]):
             lines.append(f"  store {_n(count, 'report')} for {org_names.get(org_id, org_id)}")
         if not self.per_org:
