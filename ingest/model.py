@@ -9,6 +9,15 @@ class ReportError(ValueError):
     """A document cannot be read as an aggregate report; the message is the one-line reason."""
 
 
+class NotMonitored(ReportError):
+    """A report refused for its policy domain: no organization monitors it (org is None), or
+    the organization may take no more domains from reports (org names it)."""
+
+    def __init__(self, message: str, domain: str, org: str | None = None):
+        super().__init__(message)
+        self.domain, self.org = domain, org
+
+
 @dataclass
 class Document:
     """One XML document found in an input; origin names the file and any members it sits in."""

@@ -7,7 +7,7 @@ from datetime import datetime, time
 from peewee import IntegrityError, Value
 
 from ingest import copies, rollups, routing, source_facts
-from ingest.model import Document, ParsedReport, ReportError
+from ingest.model import Document, NotMonitored, ParsedReport, ReportError
 from ingest.printable import bounded
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
 from rules.rates import rate
@@ -22,13 +22,16 @@ from store.models import Domain, Organization, Report
 
 @dataclass(frozen=True)
 class DomainCaps:
-    """How many domains reports may add to an organization by themselves, in all and a day."""
+    """How many domains reports may add to an organization by themselves, in all and a day.
+    add_domains: the user takes an archive's domains in (`rua ingest --add-domains`), so its
+    policy domains join as added by hand, past both caps."""
     total: int
     per_day: int
+    add_domains: bool = False
 
     @classmethod
-    def of(cls, config) -> "DomainCaps":
-        return cls(config.max_auto_domains, config.max_auto_domains_per_day)
+    def of(cls, config, *, add_domains: bool = False) -> "DomainCaps":
+        return cls(config.max_auto_domains, config.max_auto_domains_per_day, add_domains)
 
 
 @dataclass
@@ -115,11 +118,13 @@ def _route_and_store(parsed, org, domain: str, key: str, caps, now: datetime) ->
         raise ReportError(str(exc)) from None
     rows = _MONITORED.run(org=target.id, name=domain)
     monitored = rows[0] if rows else None
-    if caps is not None and monitored is None:
+    adding = caps is not None and caps.add_domains
+    if caps is not None and not adding and monitored is None:
         cap = _room(target, caps, now)
         if cap is not None:
             raise _NoRoom(target, cap)
-    return Stored("stored", _store(parsed, target, domain, key, days, now, monitored))
+    source = "manual" if adding else "auto"
+    return Stored("stored", _store(parsed, target, domain, key, days, now, monitored, source))
 
 
 def _resent(existing: Report, digest: str) -> Stored:
@@ -164,7 +169,7 @@ def _room(org: Organization, caps: DomainCaps, now: datetime) -> str | None:
     return over_cap(total, today, caps)
 
 
-def _refuse(org: Organization, domain: str, cap: str, now: datetime) -> ReportError:
+def _refuse(org: Organization, domain: str, cap: str, now: datetime) -> NotMonitored:
     """The refusal of a report past a cap, after telling the organization's people once a day
     through an auto_domain_cap event."""
     midnight = datetime.combine(now.date(), time())
@@ -174,8 +179,8 @@ def _refuse(org: Organization, domain: str, cap: str, now: datetime) -> ReportEr
         title=f"Reports for new domains refused ({cap})",
         detail=(f"Reports for domains not yet monitored, first {domain}, were refused: the "
                 f"organization reached {cap}. If a domain is yours, {fix}."), now=now)
-    return ReportError(f"domain cap: {domain} is not monitored and reports may add no more "
-                       f"domains to {org.name} ({cap}); if it is yours, {fix}")
+    return NotMonitored(f"domain cap: {domain} is not monitored and reports may add no more "
+                        f"domains to {org.name} ({cap}); if it is yours, {fix}", domain, org.name)
 
 
 def _stored(org_id: str, key: str) -> Report | None:
@@ -185,7 +190,7 @@ def _stored(org_id: str, key: str) -> Report | None:
 
 
 def _store(parsed, org: Organization, domain: str, key: str, days, received_at,
-           monitored) -> Report:
+           monitored, source: str) -> Report:
     meta = parsed.meta
     warnings: list[str] = []
     report = Report(**_fit(Report, warnings, dict(
@@ -221,18 +226,19 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at,
     rollups.save_domain_day(org.id, domain, days[2], report.total_messages, policy,
                             meta.date_end)
     source_facts.save(org.id, domain, from_epoch(meta.date_begin), from_epoch(meta.date_end),
-                      days[2], writer.tally)
-    _monitor(org, domain, writer.selectors, monitored)
+                      days[2], writer.tally, received_at)
+    _monitor(org, domain, writer.selectors, monitored, source)
     events.mark_dirty(org.id)
     return report
 
 
-def _monitor(org, domain: str, selectors: set, row):
-    """The policy domain joins the org's domains (auto, or both when added by hand); row is
-    its (id, source, selectors) when it was there already."""
+def _monitor(org, domain: str, selectors: set, row, source: str):
+    """The policy domain joins the org's domains as `source` (auto, or manual when the user
+    takes an archive's domains in); a domain added by hand becomes both. row is its (id,
+    source, selectors) when it was there already."""
     if row is None:
         fields = sql.columns(Domain)
-        values = sql.values_of(Domain(org=org.id, name=domain, source="auto",
+        values = sql.values_of(Domain(org=org.id, name=domain, source=source,
                                       dkim_selectors=sorted(selectors)), fields)
         sql.insert_rows(Domain, fields, [values], ignore=True)
         return
