@@ -12,6 +12,7 @@ from ingest.deadline import Deadline
 from ingest.model import Document, ReportError
 from ingest.pipeline import FileResult, _ingest_one
 from ingest.tls_report import MAX_WARNINGS, parse
+from ingest.storing import DomainCaps
 from store.models import TlsReport
 from tests.factories import make_domain, make_org
 from tests.ingest import tlsbuild as tb
@@ -137,7 +138,8 @@ def test_a_tls_report_parsed_past_the_message_budget_is_refused(database, config
     budget = Deadline(5, clock=lambda: next(ticks))
     item = Document("r.json", lambda: io.BytesIO(data), kind="tlsrpt")
     result = FileResult("r.json")
-    assert _ingest_one(item, result, None, config, Group(), budget) == "refused"
+    assert _ingest_one(item, result, None, config, Group(), DomainCaps.of(config),
+                       budget) == "refused"
     assert result.refusals == ["r.json: its 5-second budget is spent (RUA_MAX_MESSAGE_SECONDS)"]
     assert TlsReport.select().count() == 0
 
