@@ -53,11 +53,14 @@ def ingest(config, org_ref, output, paths, snapshot=False):
 
 
 def _run(config, org, output: str, paths) -> Summary:
+    from dnscheck.mail_signatures import MailSignatures
     from ingest.pipeline import ingest_paths
     summary, started = Summary(), time.monotonic()
     display = Display(output, paths, summary)
     try:
-        for result in ingest_paths(paths, config=config, org=org, progress=display.tick):
+        attest = MailSignatures(config)     # each DKIM key looked up once per run
+        for result in ingest_paths(paths, config=config, org=org, progress=display.tick,
+                                   attest=attest):
             summary.add(result)
             display.file_done(result)
     finally:

@@ -17,12 +17,13 @@ from typing import Callable, Iterable, Iterator
 
 from ingest import routing, tls_report, xml_report
 from ingest.commits import Group
-from ingest.files import SEP, iter_documents, iter_message
+from ingest.files import SEP, Attest, iter_documents, iter_message
 from ingest.deadline import Deadline
 from ingest.model import Document, Refused, ReportError
 from ingest.printable import bounded, printable
 from ingest.storing import DomainCaps, store_report
 from ingest.tls_storing import store_tls_report
+from rules.authenticity import required_domains
 from store.report_keys import content_digest
 
 
@@ -57,19 +58,22 @@ class FileResult:
 
 
 def ingest_paths(paths: Iterable[str], *, config, org=None,
-                 progress: Callable[[str, str], None] | None = None) -> Iterator[FileResult]:
+                 progress: Callable[[str, str], None] | None = None,
+                 attest: Attest | None = None) -> Iterator[FileResult]:
     """One FileResult per input file (a directory gives one per file in it, "-" reads stdin).
 
     org: an Organization (or its id or name) that takes every report instead of routing; an
     unknown one raises routing.UnknownOrganization before any input is read.
     progress(origin, status) is called as each report or refusal inside a file is settled.
+    attest: what a message's DKIM signatures prove (dnscheck/mail_signatures.py; None: not
+    checked), one for the batch, so each key is looked up once.
     """
     org = routing.find_org(org) if org is not None else None   # an unknown org stops at once
     group = Group()
     quiet = (lambda origin, status: None)
     try:
         for path in paths:
-            for result in _ingest_path(str(path), config, org, progress or quiet, group):
+            for result in _ingest_path(str(path), config, org, progress or quiet, group, attest):
                 yield from group.hold(result)
         yield from group.commit()
     except BaseException:
@@ -78,11 +82,13 @@ def ingest_paths(paths: Iterable[str], *, config, org=None,
 
 
 def ingest_message(origin: str, data: bytes, *, config, org=None,
-                   progress: Callable[[str, str], None] | None = None) -> FileResult:
+                   progress: Callable[[str, str], None] | None = None,
+                   attest: Attest | None = None) -> FileResult:
     """The FileResult of one message read from a mailbox (origin names it), as for a file,
-    within RUA_MAX_MESSAGE_SECONDS: past it, what is left of the message is refused."""
+    within RUA_MAX_MESSAGE_SECONDS: past it, what is left of the message is refused.
+    attest: as for ingest_paths, one for the whole mailbox."""
     org = routing.find_org(org) if org is not None else None
-    items = iter_message(origin, data, **_limits(config))
+    items = iter_message(origin, data, attest=attest, **_limits(config))
     quiet = (lambda origin, status: None)
     budget = Deadline(config.max_message_seconds)
     group = Group()
@@ -95,8 +101,8 @@ def ingest_message(origin: str, data: bytes, *, config, org=None,
     return result
 
 
-def _ingest_path(path, config, org, progress, group) -> Iterator[FileResult]:
-    items = iter_documents(path, **_limits(config))
+def _ingest_path(path, config, org, progress, group, attest) -> Iterator[FileResult]:
+    items = iter_documents(path, attest=attest, **_limits(config))
     yield from _ingest_items(path, items, org, progress, config, group)
 
 
@@ -138,7 +144,7 @@ def _ingest_one(item, result: FileResult, org, config, group,
         result.refusals.append(item.reason)
         return "refused"
     if item.kind == "tlsrpt":
-        return _ingest_tls(item, result, org)
+        return _ingest_tls(item, result, org, config)
     parsed, opened = None, []
 
     def open_tracked():
@@ -152,7 +158,8 @@ def _ingest_one(item, result: FileResult, org, config, group,
         if budget is not None:
             parsed.records = budget.watch(parsed.records)
         group.open()
-        stored = store_report(parsed, org=org, caps=DomainCaps.of(config), document=item)
+        stored = store_report(parsed, org=org, caps=DomainCaps.of(config), document=item,
+                              required=required_domains(config.require_dkim_from))
         group.stored()
     except Exception as exc:            # a fault in one input must not stop the batch
         result.refusals.append(_refusal(item.origin, exc))
@@ -171,13 +178,14 @@ def _ingest_one(item, result: FileResult, org, config, group,
     return stored.status
 
 
-def _ingest_tls(item: Document, result: FileResult, org) -> str:
+def _ingest_tls(item: Document, result: FileResult, org, config) -> str:
     """Store one TLS report (or note its refusal) into result; the report's status. It carries
     sessions, not records or messages: those counts stay 0 and `sessions` says how many."""
     try:
         with item.open() as stream:
             parsed = tls_report.parse(stream.read(), item.origin)
-        stored = store_tls_report(parsed, org=org, notes=item.notes)
+        stored = store_tls_report(parsed, org=org, notes=item.notes, provenance=item.provenance,
+                                  required=required_domains(config.require_dkim_from))
     except Exception as exc:            # a fault in one input must not stop the batch
         result.refusals.append(_refusal(item.origin, exc))
         return "refused"
