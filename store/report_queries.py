@@ -318,6 +318,21 @@ def _respelled(org_id: str, rows: list[RecordRow]) -> list[RecordRow]:
     return found
 
 
+def verified_messages(org_id: str, first: date, last: date,
+                      name: str | None = None) -> dict[str, int]:
+    """Messages of the org's reports (of one domain, if named) whose mail is verified, by
+    domain, counting each report on its rollup day (its window's middle) from first to last."""
+    middle = (Report.date_begin + Report.date_end) / 2
+    since, until = _midnight(first), _midnight(last + ONE_DAY)
+    query = (Report.select(Report.domain, fn.SUM(Report.total_messages))
+             .where((Report.org == org_id) & (Report.authenticity == "verified")
+                    & (Report.date_end >= since) & (middle >= since) & (middle < until))
+             .group_by(Report.domain))
+    if name is not None:
+        query = query.where(Report.domain == name)
+    return {domain: int(total or 0) for domain, total in query.tuples()}
+
+
 def report_date_range(org_id: str) -> tuple[date | None, date | None]:
     # A report dated before DMARC existed (a reporter's clock at 0) would stretch the range.
     dated = Report.select().where(Report.org == org_id, Report.day_begin >= FIRST_REPORT_DAY)
