@@ -50,14 +50,15 @@ def ed25519_key(domain: str, selector: str = "ed") -> Key:
 
 
 def report_message(sender: str = "noreply-dmarc-support@google.com", *, date=None,
-                   attachment: bytes = b"", subject: str = "Report domain: example.com") -> bytes:
+                   attachment: bytes = b"", subject: str = "Report domain: example.com",
+                   content_type: str = "application/xml", name: str = "report.xml") -> bytes:
     """A report message as reporters send it: a From, a Date, one base64 attachment."""
     sent = format_datetime((date or utcnow()).replace(tzinfo=timezone.utc), usegmt=True)
     body = base64.encodebytes(attachment or b"<feedback></feedback>\n").replace(b"\n", b"\r\n")
     return (f"From: {sender}\r\nTo: dmarc@example.com\r\nSubject: {subject}\r\n"
             f"Date: {sent}\r\nMessage-ID: <1@test>\r\nMIME-Version: 1.0\r\n"
             f"Content-Type: multipart/mixed; boundary=\"b1\"\r\n\r\n"
-            f"--b1\r\nContent-Type: application/xml; name=\"report.xml\"\r\n"
+            f"--b1\r\nContent-Type: {content_type}; name=\"{name}\"\r\n"
             f"Content-Transfer-Encoding: base64\r\n\r\n").encode() + body + b"--b1--\r\n"
 
 
