@@ -41,6 +41,8 @@ class MailSignatures:
         self.keys: dict[bytes, tuple | str] = {}      # key name: parsed key, or why none
 
     def __call__(self, raw: bytes) -> Provenance:
+        if raw[:1].isspace():           # some archives keep a blank line before the headers
+            raw = raw.lstrip()
         end = _HEADER_END.search(raw, 0, MAX_HEADER_BYTES + 4)
         header = raw[:end.start() if end else min(len(raw), MAX_HEADER_BYTES)]
         from_domain, sent_at = _from_domain(header), _date(header)
@@ -51,7 +53,7 @@ class MailSignatures:
             return verdict([], from_domain, sent_at)
         try:
             message = dkim.DKIM(raw, logger=_QUIET, timeout=self.seconds)
-        except dkim.DKIMException as exc:
+        except Exception as exc:    # hostile bytes can trip any library; the report still counts
             return verdict([], from_domain, sent_at, f"unreadable for DKIM ({_one_line(exc)})")
         if self.offline:
             tags = [_tags(message, index) for index in range(min(count, MAX_SIGNATURES))]
@@ -85,7 +87,7 @@ class MailSignatures:
             valid = message.verify_sig_process(sig, include_headers, found[index], None)
         except _Unchecked as unchecked:
             return Signature(domain, UNKNOWN, str(unchecked))
-        except dkim.DKIMException as exc:
+        except Exception as exc:    # a DKIMException, or hostile bytes tripping dkimpy
             reason = _one_line(exc)
             if reason.startswith("body hash mismatch"):
                 reason = "the body was changed after signing (body hash mismatch)"
@@ -174,7 +176,10 @@ def _text(value: bytes) -> str:
 
 
 def _one_line(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:200] or type(exc).__name__
+    text = " ".join(str(exc).split())[:200]
+    if isinstance(exc, dkim.DKIMException):
+        return text or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 class _Quiet:

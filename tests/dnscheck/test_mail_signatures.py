@@ -141,3 +141,18 @@ def test_at_most_a_few_signatures_are_tried(check, published):
         message = signed(message, rsa_key("relay.example", f"x{number}", 1024))
     assert check(message).authenticity == UNCHECKED      # keys not published: not checked
     assert len(published.asked()) == MAX_SIGNATURES
+
+
+@pytest.mark.parametrize("signature", [
+    b"DKIM-Signature: v=1; a=rsa-sha256; d=google.com; s=; h=from; bh=; b=\r\n",
+    b"DKIM-Signature: \xff\xfe=;;;\r\n",
+    b"DKIM-Signature: v=1\r\n",
+])
+def test_a_malformed_signature_fails_with_a_one_line_reason(check, signature):
+    proven = check(signature + report_message(GOOGLE))
+    assert proven.authenticity == FAILED
+    assert proven.reason and "\n" not in proven.reason
+
+
+def test_blank_lines_before_the_headers_are_skipped(check):
+    assert check(b"   \r\n" + signed(report_message(GOOGLE), RSA_2048)).authenticity == VERIFIED
