@@ -165,3 +165,17 @@ def test_require_dkim_from_keeps_archives_offline_mail_and_signed_mail(requiring
     assert arrive(requiring, attest, other, "other").status == "stored"    # claims no listed one
     assert {r.report_id: r.authenticity for r in Report.select()} == {
         "old": "unsigned", "offline": "unchecked", "genuine": "verified", "o": "unsigned"}
+
+
+def test_a_signed_tls_report_takes_the_place_of_an_unsigned_copy(dns_config, attest, org):
+    def tls_mail(successful: int) -> bytes:
+        data = tb.report_bytes([tb.policy("example.com", successful)], org_name="Google Inc.",
+                               contact="smtp-tls-reporting@google.com")
+        return report_message("noreply-smtp-tls-reporting@google.com", attachment=data,
+                              content_type="application/tlsrpt+json", name="report.json")
+    assert arrive(dns_config, attest, tls_mail(999), "forged").status == "stored"
+    result = arrive(dns_config, attest, signed(tls_mail(7), GOOGLE_KEY), "genuine")
+    assert result.status == "stored", result.error
+    report = TlsReport.get()
+    assert (report.successful_sessions, report.authenticity) == (7, "verified")
+    assert (ReportCopy.get().kind, ReportCopy.get().authenticity) == ("tlsrpt", "unsigned")
