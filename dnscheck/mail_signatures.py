@@ -81,6 +81,8 @@ class MailSignatures:
             if not prepared:
                 return Signature(domain, FAIL, "unreadable DKIM-Signature")
             sig, include_headers, found = prepared
+            if b"from" not in include_headers:      # RFC 6376 5.4: From must be signed
+                return Signature(domain, FAIL, "the signature does not cover From (h=)")
             name = sig[b"s"] + b"._domainkey." + sig[b"d"] + b"."
             message.pk, message.keysize, message.ktag, message.seqtlsrpt = self._key(name)
             _whole_body(message, sig)
