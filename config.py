@@ -58,6 +58,8 @@ class Config:
     # Domains reports may add to an organization by themselves, in all and per UTC day.
     max_auto_domains: int = 100
     max_auto_domains_per_day: int = 20
+    # Reporters' domains whose report mail must be DKIM-signed by them (comma-separated).
+    require_dkim_from: str = ""
     # Days a report's per-record rows are kept (0: for ever); rollups and summaries stay.
     retention_days: int = 0
     # Minutes a pages' sign-in session lasts without a page view (webapp/pages).

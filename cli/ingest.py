@@ -71,13 +71,15 @@ def ingest(config, org_ref, output, paths, snapshot=False, dry_run=False, add_do
 
 
 def _run(config, org, output: str, paths, dry_run: bool, add_domains: bool) -> Summary:
+    from dnscheck.mail_signatures import MailSignatures
     from ingest.dry_run import DryRun
     from ingest.pipeline import ingest_paths
     summary, started, plan = Summary(), time.monotonic(), Plan()
     display = Display(output, paths, summary)
     run = DryRun if dry_run else ingest_paths
+    attest = MailSignatures(config)     # each DKIM key looked up once per run
     results = run(paths, config=config, org=org, add_domains=add_domains,
-                  progress=display.tick)
+                  progress=display.tick, attest=attest)
     try:
         for result in results:
             summary.add(result)

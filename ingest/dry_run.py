@@ -19,16 +19,18 @@ class DryRun:
     """Iterate it for the FileResults; then `added` lists the (org id, domain) pairs the run
     would add to organizations' monitored domains."""
 
-    def __init__(self, paths, *, config, org=None, add_domains: bool = False, progress=None):
+    def __init__(self, paths, *, config, org=None, add_domains: bool = False, progress=None,
+                 attest=None):
         self.paths, self.config, self.org = paths, config, org
-        self.add_domains, self.progress = add_domains, progress
+        self.add_domains, self.progress, self.attest = add_domains, progress, attest
         self.added: list[tuple[str, str]] = []
 
     def __iter__(self) -> Iterator[FileResult]:
         with writing() as transaction:
             known = _domain_ids()
             yield from ingest_paths(self.paths, config=self.config, org=self.org,
-                                    add_domains=self.add_domains, progress=self.progress)
+                                    add_domains=self.add_domains, progress=self.progress,
+                                    attest=self.attest)
             self.added = [(org_id, name) for domain_id, org_id, name in _domains()
                           if domain_id not in known]
             transaction.rollback()

@@ -18,7 +18,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 
 from ingest import routing, tls_report, xml_report
 from ingest.commits import Group
-from ingest.files import SEP, iter_documents, iter_message
+from ingest.files import SEP, Attest, iter_documents, iter_message
 from ingest.deadline import Deadline
 from ingest.caps import Caps
 from ingest.model import Document, NotMonitored, Refused, ReportError
@@ -27,6 +27,7 @@ from ingest.storing import DomainCaps, store_report
 from ingest.tls_storing import store_tls_report
 from rules.windows import window_days
 from store.failures import is_store_failure
+from rules.authenticity import required_domains
 from store.report_keys import content_digest
 
 # Why something was refused when it was not for a fault of the report itself (FileResult.fault):
@@ -76,13 +77,16 @@ class FileResult:
 
 
 def ingest_paths(paths: Iterable[str], *, config, org=None, add_domains: bool = False,
-                 progress: Callable[[str, str], None] | None = None) -> Iterator[FileResult]:
+                 progress: Callable[[str, str], None] | None = None,
+                 attest: Attest | None = None) -> Iterator[FileResult]:
     """One FileResult per input file (a directory gives one per file in it, "-" reads stdin).
 
     org: an Organization (or its id or name) that takes every report instead of routing; an
     unknown one raises routing.UnknownOrganization before any input is read.
     add_domains: the reports' policy domains join org's domains past the caps (DomainCaps).
     progress(origin, status) is called as each report or refusal inside a file is settled.
+    attest: what a message's DKIM signatures prove (dnscheck/mail_signatures.py; None: not
+    checked), one for the batch, so each key is looked up once.
     """
     org = routing.find_org(org) if org is not None else None   # an unknown org stops at once
     group = Group()
@@ -90,7 +94,8 @@ def ingest_paths(paths: Iterable[str], *, config, org=None, add_domains: bool = 
     caps = DomainCaps.of(config, add_domains=add_domains)
     try:
         for path in paths:
-            for result in _ingest_path(str(path), config, org, progress or quiet, group, caps):
+            for result in _ingest_path(str(path), config, org, progress or quiet, group, caps,
+                                       attest):
                 yield from group.hold(result)
         yield from group.commit()
     except BaseException:
@@ -99,11 +104,13 @@ def ingest_paths(paths: Iterable[str], *, config, org=None, add_domains: bool = 
 
 
 def ingest_message(origin: str, data: bytes, *, config, org=None,
-                   progress: Callable[[str, str], None] | None = None) -> FileResult:
+                   progress: Callable[[str, str], None] | None = None,
+                   attest: Attest | None = None) -> FileResult:
     """The FileResult of one message read from a mailbox (origin names it), as for a file,
-    within RUA_MAX_MESSAGE_SECONDS: past it, what is left of the message is refused."""
+    within RUA_MAX_MESSAGE_SECONDS: past it, what is left of the message is refused.
+    attest: as for ingest_paths, one for the whole mailbox."""
     org = routing.find_org(org) if org is not None else None
-    items = iter_message(origin, data, **_limits(config))
+    items = iter_message(origin, data, attest=attest, **_limits(config))
     quiet = (lambda origin, status: None)
     budget = Deadline(config.max_message_seconds)
     group = Group()
@@ -117,8 +124,8 @@ def ingest_message(origin: str, data: bytes, *, config, org=None,
     return result
 
 
-def _ingest_path(path, config, org, progress, group, caps) -> Iterator[FileResult]:
-    items = iter_documents(path, **_limits(config))
+def _ingest_path(path, config, org, progress, group, caps, attest) -> Iterator[FileResult]:
+    items = iter_documents(path, attest=attest, **_limits(config))
     yield from _ingest_items(path, items, org, progress, config, group, caps)
 
 
@@ -174,7 +181,8 @@ def _ingest_one(item, result: FileResult, org, config, group, caps: DomainCaps,
         if budget is not None:
             parsed.records = budget.watch(parsed.records)
         group.open()
-        stored = store_report(parsed, org=org, caps=caps, document=item)
+        stored = store_report(parsed, org=org, caps=caps, document=item,
+                              required=required_domains(config.require_dkim_from))
         group.stored()
     except Exception as exc:            # a fault in one input must not stop the batch
         refuse(result, item.origin, exc)
@@ -215,7 +223,9 @@ def _ingest_tls(item: Document, result: FileResult, org, config,
             parsed = tls_report.parse(stream.read(), item.origin, caps)
         if budget is not None and budget.passed():
             raise ReportError(budget.reason())
-        stored = store_tls_report(parsed, org=org, notes=item.notes, caps=caps)
+        stored = store_tls_report(parsed, org=org, notes=item.notes, caps=caps,
+                                  provenance=item.provenance,
+                                  required=required_domains(config.require_dkim_from))
     except Exception as exc:            # a fault in one input must not stop the batch
         refuse(result, item.origin, exc)
         return "refused"

@@ -14,7 +14,8 @@ report's row after its records on Postgres (their reference to it checked at com
 scheduled job's last run; version 14 has reports say when retention deleted their records;
 version 15 drops each table's (org_id) index, which its other indexes lead with; version 16
 gives TLS reports a content digest and keeps conflicting copies of reports aside; version 17
-keeps the pages' sign-in sessions. Once a
+keeps the pages' sign-in sessions; version 18 has reports and kept copies say what their mail
+proves of their origin (DKIM). Once a
 release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
 add_column and friends), so an existing database is upgraded in place without losing data.
 """
@@ -313,6 +314,17 @@ def _page_sessions(database):
     database.create_tables([PageSession], safe=True)
 
 
+def _authenticity(database):
+    """Reports, TLS reports and kept copies say what their mail proves (DKIM); those stored
+    before are unchecked. Constant defaults: no table is copied or rewritten."""
+    for table in ("report", "tls_report", "report_copy"):
+        have = {column.name for column in database.get_columns(table)}
+        for column, kind, default in _AUTHENTICITY_COLUMNS:
+            if column not in have:
+                database.execute_sql(f'ALTER TABLE "{table}" ADD COLUMN "{column}" {kind} '
+                                     f"NOT NULL DEFAULT '{default}'")
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -337,6 +349,8 @@ MIGRATIONS = [
     (16, "TLS reports carry a content digest; conflicting copies of reports kept aside",
      _copies_kept_aside),
     (17, "the pages' sign-in sessions", _page_sessions),
+    (18, "reports and kept copies say what their mail proves of their origin (DKIM)",
+     _authenticity),
 ]
 
 
@@ -357,6 +371,10 @@ def described(version: int, description: str) -> str:
 ADD_CONTENT_DIGEST = ("""ALTER TABLE "report" ADD COLUMN "content_digest" VARCHAR(64) """
                       """NOT NULL DEFAULT ''""")
 ADD_TLS_CONTENT_DIGEST = ADD_CONTENT_DIGEST.replace('"report"', '"tls_report"')
+_AUTHENTICITY_COLUMNS = (("authenticity", "VARCHAR(12)", "unchecked"),
+                         ("signed_by", "VARCHAR(253)", ""),
+                         ("authenticity_reason", "VARCHAR(255)",
+                          "stored before rua checked signatures"))
 
 
 def applied_versions(database) -> set[int]:

@@ -139,6 +139,11 @@ class Report(BaseModel):
     received_at = DateTimeField(default=utcnow)
     # When retention deleted the report's records (store/retention.py); null while kept.
     records_pruned_at = DateTimeField(null=True)
+    # What the report's mail proves of its origin (rules/authenticity.py): verified,
+    # other_signer, failed, unsigned or unchecked (and why), and the signing domain.
+    authenticity = CharField(max_length=12, default="unchecked")
+    signed_by = CharField(max_length=253, default="")
+    authenticity_reason = CharField(max_length=255, default="")
 
     class Meta:
         indexes = (
@@ -257,6 +262,11 @@ class TlsReport(BaseModel):
     body = TextField()                           # the JSON text as received (decompressed)
     parse_warnings = JSONField(null=True)
     received_at = DateTimeField(default=utcnow)
+    # What the report's mail proves of its origin (rules/authenticity.py): verified,
+    # other_signer, failed, unsigned or unchecked (and why), and the signing domain.
+    authenticity = CharField(max_length=12, default="unchecked")
+    signed_by = CharField(max_length=253, default="")
+    authenticity_reason = CharField(max_length=255, default="")
 
     class Meta:
         indexes = (
@@ -325,6 +335,11 @@ class ReportCopy(BaseModel):
     # arrived: refused for the figures on arrival; replaced: set aside by an operator's replace.
     reason = CharField(max_length=8, default="arrived")
     received_at = DateTimeField(default=utcnow)
+    # What the copy's mail proves of its origin (rules/authenticity.py): verified,
+    # other_signer, failed, unsigned or unchecked (and why), and the signing domain.
+    authenticity = CharField(max_length=12, default="unchecked")
+    signed_by = CharField(max_length=253, default="")
+    authenticity_reason = CharField(max_length=255, default="")
 
     class Meta:
         indexes = ((("org", "kind", "dedupe_key", "content_digest"), True),)
