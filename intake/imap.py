@@ -59,7 +59,7 @@ def connect(config, mailbox: Mailbox | None = None, login=None) -> IMAPClient:
     except IntakeError as exc:
         error = f"{mailbox.where}: {exc}"
     except (OSError, IMAPClientError) as exc:
-        error = f"cannot use the IMAP server {mailbox.where}: {one_line(exc)}"
+        error = f"cannot use the IMAP server {mailbox.where} (RUA_IMAP_URL): {one_line(exc)}"
     close(client)
     raise IntakeError(error)
 
@@ -249,6 +249,8 @@ def _tls_context(ca_file: str) -> ssl.SSLContext:
 
 
 def one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror        # "Connection refused", not its errno (args[0])
     text = exc.args[0] if exc.args else ""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")

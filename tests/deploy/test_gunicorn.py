@@ -39,10 +39,17 @@ def test_gunicorn_accepts_the_configuration(config):
     assert result.returncode == 0, result.stderr
 
 
-def test_an_unknown_rua_setting_stops_gunicorn_at_start_up(config):
-    result = check_config(config, RUA_WORKRES="4")
+@pytest.mark.parametrize("settings, said", [
+    ({"RUA_WORKRES": "4"}, "rua-web: unknown setting RUA_WORKRES: did you mean RUA_WORKERS?"),
+    ({"RUA_LOG_FORMAT": "xml"}, "rua-web: RUA_LOG_FORMAT='xml' is not one of text, json"),
+    ({"RUA_DATABASE_URL": "postgresql://db/rua?max_connectionz=3"},
+     "rua-web: RUA_DATABASE_URL: max_connectionz is not a connection option: "
+     "did you mean max_connections?"),
+])
+def test_a_bad_setting_stops_gunicorn_at_start_up_in_one_line(config, settings, said):
+    result = check_config(config, **settings)
     assert result.returncode != 0
-    assert "RUA_WORKRES" in result.stderr
+    assert result.stderr.strip() == said
 
 
 def test_real_gunicorn_serves_enums_with_a_key_refuses_without_and_stops_cleanly(gunicorn):

@@ -19,6 +19,7 @@ from tests.cli.outcome import assert_refused
 from tests.factories import make_org
 from tests.intake.conftest import report_mail, subject, watching
 from tests.ingest import tlsbuild, xmlbuild
+from tests.servers import free_port
 
 # Each test starts its own Dovecot mailbox (about 4 s): the quick loop leaves them out.
 pytestmark = pytest.mark.slow
@@ -170,6 +171,12 @@ def test_bad_settings_are_one_clear_line(rua, acme, box, monkeypatch, settings, 
     for name, value in settings.items():
         monkeypatch.setenv(name, value)
     assert_refused(rua("fetch", "imap"), fragment)
+
+
+def test_an_unreachable_server_is_one_line_naming_the_setting(rua, acme, box, monkeypatch):
+    monkeypatch.setenv("RUA_IMAP_URL", f"imaps://dmarc@127.0.0.1:{free_port()}/INBOX")
+    assert_refused(rua("fetch", "imap"), "cannot use the IMAP server 127.0.0.1:",
+                   " (RUA_IMAP_URL): Connection refused")
 
 
 def test_a_missing_folder_is_one_clear_line(rua, acme, box, imap_server, monkeypatch):
