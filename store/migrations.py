@@ -22,8 +22,8 @@ from __future__ import annotations
 from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
-from store.models import (MODELS, Domain, IntakeAttempt, JobRun, NotifyChannel, Outbox, Record,
-                          Report, ReportCopy, SchemaVersion, Source, SourceDomain, TlsDay, TlsPolicy, TlsReport,
+from store.models import (MODELS, Domain, IntakeAttempt, JobRun, NotifyChannel, Outbox,
+                          PrunedAddress, Record, Report, ReportCopy, SchemaVersion, Source, SourceDomain, TlsDay, TlsPolicy, TlsReport,
                           Usage)
 from store.report_keys import dedupe_key
 
@@ -307,6 +307,12 @@ def _copies_kept_aside(database):
     database.create_tables([ReportCopy], safe=True)
 
 
+def _pruned_addresses(database):
+    """Reports whose records retention deleted keep their distinct sending addresses, so the
+    source_ip filter still finds them (reports pruned before this kept none: nothing to add)."""
+    database.create_tables([PrunedAddress], safe=True)
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -330,6 +336,7 @@ MIGRATIONS = [
     (15, "foreign key indexes covered by others dropped", _key_indexes_covered_by_others),
     (16, "TLS reports carry a content digest; conflicting copies of reports kept aside",
      _copies_kept_aside),
+    (19, "reports whose records were pruned keep their sending addresses", _pruned_addresses),
 ]
 
 

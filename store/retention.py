@@ -13,7 +13,7 @@ from typing import NamedTuple
 from peewee import fn
 
 from store import db, is_postgres
-from store.models import Record, Report
+from store.models import PrunedAddress, Record, Report
 
 REPORTS_PER_BATCH = 200
 
@@ -50,12 +50,22 @@ def prune(now: datetime, days: int, *, dry_run: bool = False, progress=None) -> 
                    .limit(REPORTS_PER_BATCH).tuples()]
             if not ids:
                 break
+            _keep_addresses(ids)
             records += Record.delete().where(Record.report.in_(ids)).execute()
             Report.update(records_pruned_at=now).where(Report.id.in_(ids)).execute()
         reports += len(ids)
         if progress is not None:
             progress(reports)
     return Pruned(cutoff, reports, records, _all_records(), give_back_space())
+
+
+def _keep_addresses(ids: list[str]) -> None:
+    """Keep each report's distinct sending addresses before its records go: the contract's
+    source_ip filter finds a report by them whether or not its records are kept."""
+    addresses = (Record.select(Record.report, Record.org, Record.source_ip).distinct()
+                 .where(Record.report.in_(ids)))
+    PrunedAddress.insert_from(addresses, [PrunedAddress.report, PrunedAddress.org,
+                                          PrunedAddress.source_ip]).execute()
 
 
 def _all_records() -> int:
