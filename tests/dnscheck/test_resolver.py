@@ -170,3 +170,21 @@ def test_a_resolver_that_answers_nothing_is_found_out_once(dns_server, lookup):
     # Every later look-up is told at once, without a packet.
     assert lookup.txt("other.example.com").why == lookup.dead
     assert len(dns_server.asked()) == asked
+
+
+def test_a_resolver_that_denies_every_name_is_found_out_once(dns_server, lookup):
+    dns_server.fault(".", "nxdomain")
+    first = lookup.txt("example.com")
+    assert first.unknown and not first.nxdomain
+    assert lookup.dead == first.why == ("resolver 127.0.0.1 says no name exists, not even the "
+                                        "root (a broken or captive resolver)")
+    asked = len(dns_server.asked())
+    assert lookup.txt("other.example.com").why == lookup.dead
+    assert len(dns_server.asked()) == asked
+
+
+def test_a_name_that_does_not_exist_leaves_an_honest_resolver_trusted(dns_server, lookup):
+    dns_server.zone("example.com", '@ IN TXT "v=spf1 -all"')
+    missing = lookup.txt("nowhere.example.com")
+    assert missing.missing and missing.nxdomain and lookup.dead == ""
+    assert lookup.txt("example.com").found
