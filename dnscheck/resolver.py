@@ -88,6 +88,14 @@ class Lookup:
                 self._pending.pop(key, None)
         return answer
 
+    def unusable(self) -> str:
+        """Why no look-up can tell anything (offline, no nameserver, a resolver that answers
+        nothing or denies every name), found by one question; "" when the resolver answers."""
+        if self._resolver is None:
+            return self._why
+        self._untrue()
+        return self.dead
+
     def txt(self, name: str) -> Answer:
         return self.query(name, "TXT")
 
