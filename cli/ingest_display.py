@@ -24,6 +24,8 @@ class Summary:
     refused: int = 0
     records: int = 0
     messages: int = 0
+    sessions: int = 0           # of stored TLS reports (RFC 8460), which have no records
+    tls: int = 0
     seconds: float = 0.0
 
     def add(self, result):
@@ -34,14 +36,17 @@ class Summary:
                 self.stored += 1
                 self.records += report["records"]
                 self.messages += report["messages"]
+                self.sessions += report.get("sessions", 0)
+                self.tls += report.get("kind") == "tlsrpt"
             else:
                 self.duplicates += 1
 
     def line(self) -> str:
+        figures = _figures(self.stored - self.tls, self.tls, self.records, self.messages,
+                           self.sessions)
         return (f"{_n(self.files, 'file')}: {_n(self.stored, 'report')} stored, "
                 f"{_n(self.duplicates, 'duplicate')}, {self.refused:,} refused; "
-                f"{_n(self.records, 'record')}, {_n(self.messages, 'message')} "
-                f"in {self.seconds:.1f} s")
+                f"{figures} in {self.seconds:.1f} s")
 
 
 class Display:
@@ -102,8 +107,21 @@ def _text(result) -> str:
         return f"duplicate  {path} ({_n(len(result.reports), 'report')} already stored)"
     records = sum(r["records"] for r in stored)
     messages = sum(r["messages"] for r in stored)
-    return (f"stored     {path} ({_n(len(stored), 'report')}, {_n(records, 'record')}, "
-            f"{_n(messages, 'message')})")
+    sessions = sum(r.get("sessions", 0) for r in stored)
+    tls = sum(r.get("kind") == "tlsrpt" for r in stored)
+    figures = _figures(len(stored) - tls, tls, records, messages, sessions)
+    return f"stored     {path} ({_n(len(stored), 'report')}, {figures})"
+
+
+def _figures(dmarc: int, tls: int, records: int, messages: int, sessions: int) -> str:
+    """Records and messages of DMARC reports, sessions of TLS reports (they have no records):
+    each said only for the kind stored, both kinds' when neither was."""
+    said = []
+    if dmarc or not tls:
+        said += [_n(records, 'record'), _n(messages, 'message')]
+    if tls:
+        said.append(_n(sessions, 'session'))
+    return ", ".join(said)
 
 
 def _discard(stream):

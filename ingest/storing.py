@@ -8,7 +8,7 @@ from peewee import IntegrityError, Value
 
 from ingest import copies, rollups, routing, source_facts
 from ingest.model import Document, ParsedReport, ReportError
-from ingest.printable import bounded
+from ingest.printable import bounded, report_named
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
 from rules.rates import rate
 from rules.windows import window_days
@@ -142,7 +142,7 @@ def _keep_aside(parsed, stored: Report, key: str, document: Document | None,
 
 def described(report: Report) -> str:
     """A stored report as a refusal or an event names it."""
-    return (f"report {report.id} ({bounded(report.org_name)} report {bounded(report.report_id)} "
+    return (f"report {report.id} ({report_named(report.org_name, report.report_id)} "
             f"for {report.domain}, {report.day_begin} to {report.day_end})")
 
 
