@@ -42,6 +42,17 @@ workers = _settings.workers if _settings.workers > 0 else 2 * _cpus() + 1
 accesslog = None
 errorlog = "-"
 loglevel = _settings.log_level
+# gunicorn's own lines (start, workers, stop) in rua's format too, so RUA_LOG_FORMAT=json makes
+# every line of the service JSON. The root logger gets no handler here: each worker gives it
+# rua's (wsgi.py), and a second one would print every line twice.
+logconfig_dict = {
+    "root": {"handlers": []},
+    "loggers": {"gunicorn.error": {"level": _settings.log_level.upper(),
+                                   "handlers": ["error_console"], "propagate": False}},
+    "handlers": {"error_console": {"class": "logging.StreamHandler", "formatter": "rua",
+                                   "stream": "ext://sys.stderr"}},
+    "formatters": {"rua": {"()": "logs.formatter", "log_format": _settings.log_format}},
+}
 
 # A worker silent this long is stuck (a lost lock, a hung DNS look-up): kill and replace it.
 # The slowest legitimate request (health of a big domain computed without a snapshot) takes

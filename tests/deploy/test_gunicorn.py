@@ -1,6 +1,7 @@
 """deploy/gunicorn.conf.py under a real gunicorn: settings load, the API answers, it stops."""
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -67,3 +68,17 @@ def test_real_gunicorn_serves_enums_with_a_key_refuses_without_and_stops_cleanly
     assert key not in log                                  # and never prints a key
     assert "Traceback" not in log
     assert "Control socket" not in log                    # no socket shared between gunicorns
+
+
+def test_under_rua_log_format_json_gunicorns_own_lines_are_json_too(config, database, tmp_path):
+    _, key = make_key(make_org(plan="unlimited"))
+    log = tmp_path / "gunicorn.log"
+    with running_gunicorn(config, log, RUA_LOG_FORMAT="json") as (base, process):
+        assert get(f"{base}/enums", key)[0] == 200
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=STOP_TIMEOUT) == 0
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    loggers = {line["logger"] for line in lines}
+    assert {"gunicorn.error", "rua.request"} <= loggers
+    assert any(line["message"].startswith("Booting worker") for line in lines)
+    assert len([line for line in lines if line["logger"] == "rua.request"]) == 1   # once only
