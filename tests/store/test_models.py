@@ -183,6 +183,25 @@ def test_a_store_made_before_version_19_gets_the_table_of_pruned_addresses(empty
     assert PrunedAddress.select().count() == 0
 
 
+def test_version_20_writes_monitored_idna_names_by_idna_2008_and_says_what_it_did(
+        empty_database, monkeypatch, caplog):
+    with monkeypatch.context() as patch:                 # a store as every version before 20
+        patch.setattr(migrations, "MIGRATIONS", [m for m in migrations.MIGRATIONS if m[0] < 20])
+        migrate(empty_database)
+    org = make_org()
+    for name in ("example.com", "strasse.de", "xn--strae-oqa.de", "xn--ab-5f1i.de",
+                 "xn--n3h.com"):
+        Domain.create(org=org, name=name)
+    assert migrate(empty_database) == [
+        (20, "monitored domain names with IDNA labels written by IDNA 2008")]
+    assert sorted(d.name for d in Domain.select()) == [
+        "example.com", "strasse.de", "xn--ab-y8l.de", "xn--n3h.com", "xn--strae-oqa.de"]
+    assert caplog.messages == [
+        "domain xn--ab-5f1i.de renamed xn--ab-y8l.de (IDNA 2008)",
+        "domain xn--n3h.com kept as it is: '☃.com' is not a valid internationalized domain "
+        "name under IDNA 2008"]
+
+
 def test_no_index_of_a_new_store_is_led_by_another_ones_columns(database):
     """A look-up an index serves, a longer index that begins with its columns serves too."""
     for model in MODELS:
