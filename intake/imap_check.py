@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from imapclient.exceptions import IMAPClientError
 
-from intake import imap
+from intake import expiry, imap
 from intake.mailbox_url import IntakeError, Mailbox
+from store.clock import utcnow
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class Checked:
     total_bytes: int
     too_large: int              # past RUA_MAX_REPORT_BYTES: a fetch files them as refused
     folders: tuple[tuple[str, bool], ...]      # (done or refused folder, exists already)
+    credential: str = ""        # when the login's certificate ends, where its file says
 
     def lines(self) -> list[str]:
         box = self.mailbox
@@ -32,6 +34,8 @@ class Checked:
                         "files them as refused unread")
         for name, exists in self.folders:
             said.append(f"filed into {name} ({'exists' if exists else 'created on first use'})")
+        if self.credential:
+            said.append(self.credential)
         said.append(f"a fetch moves every message of {box.folder} out of it (use a folder for "
                     "reports only); this check moved nothing")
         return said
@@ -53,4 +57,5 @@ def check(config, mailbox: Mailbox, login) -> Checked:
     finally:
         imap.close(client)
     too_large = sum(size > config.max_report_bytes for size in sizes.values())
-    return Checked(mailbox, len(sizes), sum(sizes.values()), too_large, folders)
+    return Checked(mailbox, len(sizes), sum(sizes.values()), too_large, folders,
+                   expiry.certificate_end(login, utcnow()))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from datetime import timedelta
 
 import pytest
 import trustme
@@ -15,6 +16,7 @@ import trustme
 from config import Config
 from intake import oauth
 from intake.jobs import fetch_configured
+from store.clock import utcnow
 from store.models import Report
 from tests.cli.outcome import assert_refused
 from tests.intake import dovecot, token_server
@@ -302,3 +304,21 @@ def test_the_scheduler_job_keeps_its_token_from_one_run_to_the_next(acme, box, t
     box.append(report_mail("r-2"))
     assert fetch_configured(config) == 1
     assert stored_ids() == ["r-1", "r-2"] and len(tokens.issued) == 1
+
+
+def test_a_certificate_near_its_end_is_said_by_check_and_warned_of_by_the_fetch_job(
+        rua, acme, box, tokens, monkeypatch, tmp_path, config, caplog):
+    app = microsoft(tokens, monkeypatch, tmp_path, certificate=True)
+    ends = utcnow() + timedelta(days=10)
+    pem, app.certificate = token_server.app_certificate(not_after=ends)
+    (tmp_path / "app.pem").write_text(pem)
+    said = f"the certificate in RUA_IMAP_OAUTH_CERT_FILE expires on {ends:%Y-%m-%d} (in 10 day(s))"
+    checked = rua("fetch", "imap", "--check")
+    assert checked.exit_code == 0, checked.stderr
+    assert said in checked.stdout.splitlines()
+    config = Config.from_env(os.environ).replace(database_url=config.database_url,
+                                                 lock_dir=config.lock_dir, offline=True)
+    box.append(report_mail("r-1"))
+    assert fetch_configured(config) == 1                 # the certificate still works
+    assert f"{said}: make a new one, upload it to the app (Certificates & secrets) and put it " \
+           "and its key in the file" in caplog.messages
