@@ -1,15 +1,18 @@
 """deploy/gunicorn.conf.py under a real gunicorn: settings load, the API answers, it stops."""
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 
 import pytest
 
+from config import Config
 from tests.factories import make_key, make_org
-from tests.servers import CONF, ROOT, gunicorn_env, http_get, running_gunicorn
+from tests.servers import CONF, ROOT, free_port, gunicorn_env, http_get, running_gunicorn
 
 STOP_TIMEOUT = 25          # graceful_timeout (20 s) and a margin
 
@@ -82,3 +85,18 @@ def test_under_rua_log_format_json_gunicorns_own_lines_are_json_too(config, data
     assert {"gunicorn.error", "rua.request"} <= loggers
     assert any(line["message"].startswith("Booting worker") for line in lines)
     assert len([line for line in lines if line["logger"] == "rua.request"]) == 1   # once only
+
+
+def test_a_store_left_behind_stops_gunicorn_in_one_line(tmp_path):
+    path = tmp_path / "old.db"
+    with contextlib.closing(sqlite3.connect(path)) as old, old:   # a store of version 1 only
+        old.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, "
+                    "description TEXT, applied_at TEXT)")
+        old.execute("INSERT INTO schema_version VALUES (1, 'initial schema', '2026-01-01')")
+    env = gunicorn_env(Config(database_url=f"sqlite:///{path}", lock_dir=str(tmp_path)),
+                       RUA_BIND=f"127.0.0.1:{free_port()}")
+    done = subprocess.run([sys.executable, "-m", "gunicorn", "-c", str(CONF)], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "rua-web: the store's schema is at version 1 of " in done.stderr
+    assert "Traceback" not in done.stderr
