@@ -1,19 +1,19 @@
 """Gunicorn settings for rua's web API: `gunicorn -c deploy/gunicorn.conf.py`.
 
 Every knob comes from rua's own Config (RUA_BIND, RUA_WORKERS, RUA_LOG_LEVEL), so a typo
-in a RUA_* name (or a database URL rua cannot read) stops the server at start-up in one line
-instead of silently using a default. Names
-starting with an underscore are ours; gunicorn only reads the names of its own settings.
+in a RUA_* name (or a database URL rua cannot use) stops the server at start-up in one line
+instead of silently using a default. Names starting with an underscore are ours; gunicorn only
+reads the names of its own settings.
 """
 import os
 
 from config import Config as _Config, ConfigError as _ConfigError
-from store import make_database as _make_database
+from store import check_url as _check_url
 
 # A bad setting stops the master in one line, before any worker meets it in a traceback.
 try:
     _settings = _Config.from_env(os.environ)
-    _make_database(_settings.database_url)    # the URL read; nothing is connected
+    _check_url(_settings.database_url)    # the URL read; nothing is connected or made
 except _ConfigError as _exc:
     raise SystemExit(f"rua-web: {_exc}") from None
 

@@ -81,7 +81,13 @@ def make_database(url: str):
             host=parsed.hostname, port=_port(parsed),
             stale_timeout=300, timeout=10, autoconnect=False, **pool, **options)
     raise ConfigError(f"unsupported database URL {masked(url)}: use sqlite:///PATH or "
-                     "postgresql://…")
+                      "postgresql://…")
+
+
+def check_url(url: str) -> None:
+    """Raise the ConfigError make_database would for url, without making a SQLite folder."""
+    if sqlite_path(url) is None:
+        make_database(url)
 
 
 # The options of a Postgres URL's query rua reads itself: (default, least value); libpq takes
