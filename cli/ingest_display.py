@@ -29,6 +29,8 @@ class Summary:
     refused: int = 0
     records: int = 0
     messages: int = 0
+    sessions: int = 0           # of stored TLS reports (RFC 8460), which have no records
+    tls: int = 0
     seconds: float = 0.0
     first_day: str | None = None
     last_day: str | None = None
@@ -42,6 +44,8 @@ class Summary:
                 self.stored += 1
                 self.records += report["records"]
                 self.messages += report["messages"]
+                self.sessions += report.get("sessions", 0)
+                self.tls += report.get("kind") == "tlsrpt"
             else:
                 self.duplicates += 1
         for refused in result.unmonitored:
@@ -49,10 +53,11 @@ class Summary:
                 self._covers(str(refused.day_begin), str(refused.day_end))
 
     def line(self) -> str:
+        figures = _figures(self.stored - self.tls, self.tls, self.records, self.messages,
+                           self.sessions)
         return (f"{_n(self.files, 'file')}: {_n(self.stored, 'report')} stored, "
                 f"{_n(self.duplicates, 'duplicate')}, {self.refused:,} refused; "
-                f"{_n(self.records, 'record')}, {_n(self.messages, 'message')} "
-                f"in {self.seconds:.1f} s")
+                f"{figures} in {self.seconds:.1f} s")
 
     def days_line(self) -> str | None:
         """Which days the reports read cover, and where to look when all are older than the
@@ -133,8 +138,21 @@ def _text(result) -> str:
         return f"duplicate  {path} ({_n(len(result.reports), 'report')} already stored)"
     records = sum(r["records"] for r in stored)
     messages = sum(r["messages"] for r in stored)
-    return (f"stored     {path} ({_n(len(stored), 'report')}, {_n(records, 'record')}, "
-            f"{_n(messages, 'message')})")
+    sessions = sum(r.get("sessions", 0) for r in stored)
+    tls = sum(r.get("kind") == "tlsrpt" for r in stored)
+    figures = _figures(len(stored) - tls, tls, records, messages, sessions)
+    return f"stored     {path} ({_n(len(stored), 'report')}, {figures})"
+
+
+def _figures(dmarc: int, tls: int, records: int, messages: int, sessions: int) -> str:
+    """Records and messages of DMARC reports, sessions of TLS reports (they have no records):
+    each said only for the kind stored, both kinds' when neither was."""
+    said = []
+    if dmarc or not tls:
+        said += [_n(records, 'record'), _n(messages, 'message')]
+    if tls:
+        said.append(_n(sessions, 'session'))
+    return ", ".join(said)
 
 
 def _discard(stream):

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Callable
 
 from ingest.model import ReportError
-from ingest.printable import bounded
+from ingest.printable import report_named
 from store import events, report_copies
 
 
@@ -56,7 +56,7 @@ def keep_aside(copy: Copy, content: bytes, org_id: str, stored_text: str, link: 
            f"in its place")
     events.raise_event(
         org_id, "conflicting_copy", event_key(copy),
-        title=f"Conflicting copy of {bounded(copy.org_name)} report {bounded(copy.report_id)}",
+        title=f"Conflicting copy of {report_named(copy.org_name, copy.report_id)}",
         detail=(f"A copy of {stored_text} arrived with other content and was kept aside as "
                 f"copy {kept.id}, applied to no figure; {fix} (`rua report copies` lists the "
                 f"kept copies)."),

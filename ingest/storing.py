@@ -8,7 +8,7 @@ from peewee import IntegrityError, Value
 
 from ingest import authenticity, copies, rollups, routing, source_facts
 from ingest.model import Document, NotMonitored, ParsedReport, ReportError
-from ingest.printable import bounded
+from ingest.printable import bounded, report_named
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
 from rules.authenticity import NOT_FROM_MAIL, Provenance, speaks_for_reporter, unauthenticated
 from rules.rates import rate
@@ -194,7 +194,7 @@ def _copy_arrived(parsed, conflicting: _Conflicting, mail: _Mail, document: Docu
 
 def described(report: Report) -> str:
     """A stored report as a refusal or an event names it."""
-    return (f"report {report.id} ({bounded(report.org_name)} report {bounded(report.report_id)} "
+    return (f"report {report.id} ({report_named(report.org_name, report.report_id)} "
             f"for {report.domain}, {report.day_begin} to {report.day_end})")
 
 

@@ -8,7 +8,7 @@ from peewee import IntegrityError
 from ingest import authenticity, copies, routing
 from ingest.caps import Caps
 from ingest.model import ReportError
-from ingest.printable import bounded
+from ingest.printable import bounded, report_named
 from ingest.storing import Stored
 from ingest.tls_report import RESULT_TYPES
 from ingest.tls_report import TlsReport as Parsed
@@ -121,8 +121,8 @@ def _resent(existing: TlsReport, parsed: Parsed, key: str, digest: str, now,
 
 def described(report: TlsReport) -> str:
     """A stored TLS report as a refusal or an event names it."""
-    return (f"TLS report {report.id} ({bounded(report.org_name)} report "
-            f"{bounded(report.report_id)} for {bounded(', '.join(report.policy_domains))}, "
+    return (f"TLS report {report.id} ({report_named(report.org_name, report.report_id)} "
+            f"for {bounded(', '.join(report.policy_domains))}, "
             f"{report.day_begin} to {report.day_end})")
 
 

@@ -60,7 +60,8 @@ def connect(config, mailbox: Mailbox | None = None, login=None) -> IMAPClient:
     except IntakeError as exc:
         error = f"{mailbox.where}: {exc}"
     except (OSError, IMAPClientError) as exc:     # a BYE during login may quote it
-        error = f"cannot use the IMAP server {mailbox.where}: {login.said(str(exc))}"
+        error = (f"cannot use the IMAP server {mailbox.where} (RUA_IMAP_URL): "
+                 f"{login.said(one_line(exc))}")
     close(client)
     raise IntakeError(error)
 
@@ -256,6 +257,8 @@ def _tls_context(ca_file: str) -> ssl.SSLContext:
 
 
 def one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror        # "Connection refused", not its errno (args[0])
     text = exc.args[0] if exc.args else ""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")

@@ -574,6 +574,19 @@ class PageSession(BaseModel):
     last_seen_at = DateTimeField(index=True)
 
 
+class PrunedAddress(BaseModel):
+    """A sending address of a report whose records retention deleted: one row per report and
+    distinct address, so `/reports?source_ip=` still finds the report (store/retention.py)."""
+    id = BigAutoField()
+    # (report) for the cascade when a report is removed; (org, source_ip) for the filter.
+    report = ForeignKeyField(Report, on_delete="CASCADE")
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
+    source_ip = CharField(max_length=64)
+
+    class Meta:
+        indexes = ((("org", "source_ip"), False),)
+
+
 class SchemaVersion(BaseModel):
     version = IntegerField(primary_key=True)
     description = CharField(max_length=200)
@@ -582,6 +595,7 @@ class SchemaVersion(BaseModel):
 
 MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
           Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage,
-          TlsReport, TlsPolicy, TlsDay, JobRun, IntakeAttempt, ReportCopy, PageSession]
+          TlsReport, TlsPolicy, TlsDay, JobRun, IntakeAttempt, ReportCopy, PageSession,
+          PrunedAddress]
 
 __all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]

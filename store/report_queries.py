@@ -10,7 +10,7 @@ from peewee import JOIN, fn
 from store.addresses import canonical_ip
 from store.clock import FIRST_REPORT_DAY, stored_date, to_epoch
 from store.compiled import Compiled, raw_rows, rows_among
-from store.models import DomainDay, Record, Report, Source
+from store.models import DomainDay, PrunedAddress, Record, Report, Source
 
 ONE_DAY = timedelta(days=1)
 SUMMARY_COLUMNS = (Report.id, Report.report_id, Report.org_name, Report.domain,
@@ -165,7 +165,10 @@ def _report_conditions(org_id: str, f: ReportFilter):
     if f.source_ip:
         holding = (Record.select(Record.report)
                    .where((Record.org == org_id) & (Record.source_ip == f.source_ip)))
-        cond &= Report.id.in_(holding)
+        # A pruned report's records are gone; its addresses were kept.
+        pruned = (PrunedAddress.select(PrunedAddress.report)
+                  .where((PrunedAddress.org == org_id) & (PrunedAddress.source_ip == f.source_ip)))
+        cond &= Report.id.in_(holding | pruned)
     if f.search:
         term = f.search
         cond &= (Report.org_name.contains(term) | Report.domain.contains(term)

@@ -210,7 +210,10 @@ def test_tls_reports_are_ingested_beside_dmarc_reports_with_the_same_exit_codes(
     paths = inputs({"a.xml": good("a"), "t.json.gz": tlsbuild.gzipped(tlsbuild.report_bytes())})
     result = rua("ingest", *paths)
     assert result.exit_code == 0, result.stdout
-    assert result.stdout.splitlines()[1].startswith(f"stored     {paths[1]} (1 report")
+    lines = result.stdout.splitlines()
+    assert lines[1] == f"stored     {paths[1]} (1 report, 10 sessions)"     # no records in TLS
+    assert lines[2].startswith("2 files: 2 reports stored, 0 duplicates, 0 refused; "
+                               "1 record, 5 messages, 10 sessions in ")
     assert TlsReport.get().org_id == acme.id
     assert rua("ingest", paths[1]).exit_code == 0          # a duplicate
     [stray] = inputs({"s.json": tlsbuild.report_bytes([tlsbuild.policy("elsewhere.example")])})
