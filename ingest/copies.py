@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Callable
 
 from ingest.model import ReportError
-from ingest.printable import report_named
+from ingest.printable import bounded, report_named
 from store import events, report_copies
 
 
