@@ -18,6 +18,11 @@ CHOICES = {"log_format": LOG_FORMATS,
 MINIMUMS = {"retention_days": 0}
 
 
+# Secrets read whole at start from a file instead (Docker secrets): the setting and its file twin.
+# RUA_IMAP_PASSWORD_FILE and RUA_IMAP_OAUTH_SECRET_FILE are read where the mailbox is opened.
+FILE_TWINS = {"database_url": "database_url_file", "smtp_url": "smtp_url_file"}
+
+
 class ConfigError(ValueError):
     """A RUA_* variable is unknown or its value cannot be read."""
 
@@ -27,6 +32,8 @@ class Config:
     """Every knob with a working default; docs/configuration.md's table documents each one."""
 
     database_url: str = "sqlite:///var/rua.db"
+    # A file holding the database URL instead (a Docker or systemd secret).
+    database_url_file: str = ""
     base_url: str = "http://127.0.0.1:8000/api/v1"
     # The application that shows rua's data to people: event links and cta_urls are its paths.
     app_url: str = ""
@@ -104,6 +111,7 @@ class Config:
     fetch_interval: int = 5
     # Alerts: e-mail channels' server (smtp[s]://user:password@host:port?from=ADDRESS).
     smtp_url: str = field(default="", repr=False)    # may hold a password
+    smtp_url_file: str = ""
     # For labs and tests only: lets rua connect to private, loopback and link-local addresses
     # that reports, DNS answers and webhook URLs name (guard/addresses.py).
     outbound_unsafe_allow_private: bool = False
@@ -121,6 +129,9 @@ class Config:
                   for name, f in known.items() if name in environ}
         for name, value in values.items():
             _check(name, value)
+        for name, twin in FILE_TWINS.items():
+            if values.get(twin):
+                values[name] = _from_file(name, values, twin)
         return cls(**values)
 
     def replace(self, **changes) -> "Config":
@@ -129,6 +140,24 @@ class Config:
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+
+def _from_file(name: str, values: dict, twin: str) -> str:
+    """The secret in values[twin]'s file: it wins over the setting itself (as
+    RUA_IMAP_PASSWORD_FILE does), so an image's default store URL can be overridden."""
+    return read_secret(PREFIX + twin.upper(), values[twin])
+
+
+def read_secret(setting: str, path: str) -> str:
+    """A secret file's content less one trailing newline; `setting` names it in the error."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            secret = stream.read()
+    except UnicodeDecodeError:
+        raise ConfigError(f"cannot read {setting} {path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {setting} {path}: {exc.strerror or exc}") from None
+    return secret.removesuffix("\n").removesuffix("\r")
 
 
 def _coerce(name: str, raw: str, kind: str):

@@ -11,7 +11,7 @@ import os
 import click
 
 from cli import (admin, backup, demo, dns, domains, events, export, fetch, ingest, keys, notify,
-                 prune, report, snapshot, sources)
+                 probe, prune, report, snapshot, sources)
 from cli.common import RuaGroup, fail
 from config import Config, ConfigError
 
@@ -51,3 +51,5 @@ main.add_command(backup.restore)
 main.add_command(prune.prune)
 main.add_command(report.report)
 main.add_command(export.export)
+main.add_command(probe.wait)
+main.add_command(probe.health)

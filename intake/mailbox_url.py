@@ -4,6 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
+from config import ConfigError
+from config import read_secret as read_secret_file
+
 
 class IntakeError(Exception):
     """The mailbox cannot be used (settings, network, TLS, login): the message is one line."""
@@ -57,13 +60,9 @@ def password(config) -> str:
 
 
 def read_secret(setting: str, path: str) -> str:
-    """A secret file's content less one trailing newline; `setting` names it in the error."""
+    """A secret file's content less one trailing newline (config.read_secret), refused as an
+    IntakeError."""
     try:
-        with open(path, encoding="utf-8") as stream:
-            secret = stream.read()
-    except UnicodeDecodeError:
-        raise IntakeError(f"cannot read {setting} {path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise IntakeError(f"cannot read {setting} {path}: {exc.strerror or exc}") from None
-    secret = secret[:-1] if secret.endswith("\n") else secret
-    return secret[:-1] if secret.endswith("\r") else secret
+        return read_secret_file(setting, path)
+    except ConfigError as exc:
+        raise IntakeError(str(exc)) from None

@@ -153,3 +153,17 @@ def test_every_documented_default_reads_back_as_the_default():
 def test_the_test_suites_own_settings_are_not_taken_for_typos():
     config = Config.from_env({"RUA_CORPUS": "/corpus", "RUA_TEST_DATABASE_URL": "postgresql://x/y"})
     assert config == Config()
+
+
+@pytest.mark.parametrize("field", ["database_url", "smtp_url"])
+def test_a_file_twin_holds_the_secret_and_wins_over_the_setting(tmp_path, field):
+    secret = tmp_path / "secret"
+    secret.write_text("postgresql://rua:s3cret@db/rua\n")
+    name = PREFIX + field.upper()
+    config = Config.from_env({name: "sqlite:///other.db", f"{name}_FILE": str(secret)})
+    assert getattr(config, field) == "postgresql://rua:s3cret@db/rua"
+
+
+def test_an_unreadable_file_twin_is_refused_in_one_line(tmp_path):
+    with pytest.raises(ConfigError, match=r"^cannot read RUA_SMTP_URL_FILE .*/nope: No such file"):
+        Config.from_env({"RUA_SMTP_URL_FILE": str(tmp_path / "nope")})
