@@ -156,7 +156,7 @@ def notify_send(config):
 
 def _types(text: str) -> list[str] | None:
     wanted = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
-    known = {code for code, *_ in ALERT_TYPES}
+    known = {t.code for t in ALERT_TYPES}
     for code in wanted:
         if code not in known:
             fail(f"unknown event type {code!r} (deliverable: {', '.join(DELIVERABLE)})")

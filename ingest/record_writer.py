@@ -1,7 +1,7 @@
 """A report's records, written as they stream: aligned, classified and inserted 500 at a time."""
 from __future__ import annotations
 
-from rules.alignment import failure_summary, record_alignment
+from rules.alignment import dmarc_pass, failure_summary, record_alignment
 from rules.verdicts import AUTHENTICATED, UNKNOWN_SENDER, Sender, classify_record, sender
 from ingest.model import ReportError
 from ingest.rollups import ReportTally
@@ -61,9 +61,13 @@ class RecordWriter:
             _LIMITS[name] for name in _TEXT)
         for ordinal, record in enumerate(self.pending, start):
             alignment, alignment_json = self._alignment(record, adkim, aspf)
-            # A pass verdict is classify's first rule; the parser hands verdicts in lower case.
-            verdict = (AUTHENTICATED if record.dkim == "pass" or record.spf == "pass" else
-                       classify_record(record, alignment, senders.get(record.source_ip, UNKNOWN_SENDER)))
+            # A DMARC pass is classify's first rule (authenticated).
+            passed = dmarc_pass(record.dkim, record.spf)
+            if passed:
+                verdict = AUTHENTICATED
+            else:
+                source = senders.get(record.source_ip, UNKNOWN_SENDER)
+                verdict = classify_record(record, alignment, source)
             text = (record.source_ip, record.disposition, record.dkim, record.spf,
                     record.envelope_to, record.envelope_from, record.header_from)
             source_ip, disposition, dkim, spf, envelope_to, envelope_from, header_from = text
@@ -83,7 +87,7 @@ class RecordWriter:
                          as_json(record.auth_dkim), as_json(record.auth_spf), alignment_json,
                          verdict))
             self.tally.add(source_ip, record.count, record.dkim, record.spf, verdict, disposition)
-            if record.dkim == "pass" or record.spf == "pass":
+            if passed:
                 self.compliant += record.count
             self._collect_selectors(record.auth_dkim)
         sql.insert_rows(Record, self.fields, rows, converted=True)

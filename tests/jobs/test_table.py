@@ -20,14 +20,14 @@ def test_the_table_names_every_job_rua_scheduler_once_takes():
 def test_a_job_that_ran_refreshes_the_organizations_it_marked(database):
     org = make_org()
     events.mark_dirty(org.id)
-    assert then_refresh(lambda now, config: 0, Config())(utcnow()) == 0
+    assert then_refresh(lambda now, config: 0)(utcnow(), Config()) == 0
     assert Organization.get_by_id(org.id).dirty_since is None
 
 
 def test_a_skipped_job_refreshes_nothing(database):
     org = make_org()
     events.mark_dirty(org.id)
-    assert then_refresh(lambda now, config: None, Config())(utcnow()) is None
+    assert then_refresh(lambda now, config: None)(utcnow(), Config()) is None
     assert Organization.get_by_id(org.id).dirty_since is not None
 
 
@@ -38,5 +38,5 @@ def test_a_failed_job_still_refreshes_what_it_did_then_raises(database):
         events.mark_dirty(org.id)
         raise JobFailed("the IMAP login was refused")
     with pytest.raises(JobFailed):
-        then_refresh(stored_then_failed, Config())(utcnow())
+        then_refresh(stored_then_failed)(utcnow(), Config())
     assert Organization.get_by_id(org.id).dirty_since is None
