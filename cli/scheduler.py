@@ -9,7 +9,7 @@ from cli.session import open_store
 
 class SchedulerCommand(click.Command):
     """Its help lists the jobs from jobs/table.py, read only when the help is shown, so that
-    `rua --help` does not load the rooms the jobs run."""
+    `rua --help` does not load the packages the jobs run."""
 
     def format_help_text(self, ctx, formatter):
         super().format_help_text(ctx, formatter)

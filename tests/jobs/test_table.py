@@ -1,4 +1,4 @@
-"""The job table: every room's job with its trigger, and the refresh that follows a job."""
+"""The job table: every package's job with its trigger, and the refresh that follows a job."""
 import pytest
 
 from config import Config

@@ -3,7 +3,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from rules.scores import (Cumulative, Ledger, compliance_doc, compliance_score,
+from rules.scores import (Cumulative, WindowScores, compliance_doc, compliance_score,
                           policy_as_of, unknown_domain_compliance)
 from rules.snapshot_facts import DomainFacts, OrgFacts, PublishedPolicy, SpanTally
 
@@ -55,7 +55,7 @@ def test_organization_rates_are_message_weighted_and_policy_strength_a_plain_ave
     f = facts(**{"a.example": domain("a.example", {day(1): SpanTally(900, 900, 900, 900)}),
                  "b.example": domain("b.example", {day(2): SpanTally(100, 0, 0, 0)}, PublishedPolicy("none")),
                  "c.example": DomainFacts("c.example")})
-    doc = compliance_doc(Ledger(f))
+    doc = compliance_doc(WindowScores(f))
     assert doc["compliance_rate"] == 90.0 and doc["spf_pass_rate"] == 90.0
     assert doc["policy_strength"] == 50.0     # (100 + 0) / 2: c.example has no reports
     assert doc["overall_score"] == 82.0       # 36 + 18 + 18 + 10
@@ -67,20 +67,20 @@ def test_organization_rates_are_message_weighted_and_policy_strength_a_plain_ave
 def test_reports_older_than_the_30_day_window_do_not_count_in_the_score():
     f = facts(**{"a.example": domain("a.example", {day(30): SpanTally(50, 0, 0, 0, reports=1),
                                                    day(29): SpanTally(10, 10, 10, 10, reports=2)})})
-    doc = compliance_doc(Ledger(f), "a.example")
+    doc = compliance_doc(WindowScores(f), "a.example")
     assert doc["total_messages"] == 10 and doc["total_reports"] == 2
     assert doc["compliance_rate"] == 100.0
 
 
 def test_domain_with_reports_only_before_the_window_is_not_scored():
     f = facts(**{"a.example": domain("a.example", {day(45): SpanTally(50, 50, 50, 50)})})
-    doc = compliance_doc(Ledger(f), "a.example")
+    doc = compliance_doc(WindowScores(f), "a.example")
     assert doc["overall_score"] == 0.0 and doc["total_messages"] == 0 and doc["grade"] == "N/A"
-    assert Ledger(f).domain("a.example").last_report == day(45)
+    assert WindowScores(f).domain("a.example").last_report == day(45)
 
 
 def test_an_organization_without_reports_has_grade_na_and_zero_figures():
-    doc = compliance_doc(Ledger(facts(**{"a.example": DomainFacts("a.example")})))
+    doc = compliance_doc(WindowScores(facts(**{"a.example": DomainFacts("a.example")})))
     assert doc["grade"] == "N/A" and doc["overall_score"] == 0.0 and doc["total_messages"] == 0
 
 
@@ -95,15 +95,15 @@ def test_policy_strength_averages_only_the_domains_with_reports_in_the_window():
     f = facts(**{"a.example": domain("a.example", {day(1): SpanTally(10, 10, 10, 10)}),
                  "quiet.example": domain("quiet.example", {day(45): SpanTally(5, 0, 0, 0)},
                                          PublishedPolicy("none"))})
-    assert compliance_doc(Ledger(f))["policy_strength"] == 100.0
+    assert compliance_doc(WindowScores(f))["policy_strength"] == 100.0
 
 
 def test_a_domain_gone_quiet_counts_nowhere_in_the_organizations_score():
     quiet = domain("quiet.example", {day(45): SpanTally(50, 0, 0, 0)}, PublishedPolicy("none"))
     active = domain("a.example", {day(1): SpanTally(10, 10, 10, 10)})
-    both = Ledger(facts(**{"a.example": active, "quiet.example": quiet}))
-    alone = Ledger(facts(**{"a.example": active}))
+    both = WindowScores(facts(**{"a.example": active, "quiet.example": quiet}))
+    alone = WindowScores(facts(**{"a.example": active}))
     assert both.org().score == alone.org().score == 100.0
     # Only old reports everywhere: no score, the last day they covered kept for the verdict.
-    old = Ledger(facts(**{"quiet.example": quiet})).org()
+    old = WindowScores(facts(**{"quiet.example": quiet})).org()
     assert (old.score, old.grade, old.last_report) == (None, "N/A", day(45))

@@ -1,7 +1,7 @@
 """The overview from plain facts: org_health, cards worst first, action item counts, verdicts."""
 from datetime import date
 
-from rules.scores import Ledger
+from rules.scores import WindowScores
 from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, SpanTally
 from snapshotter.overview import overview_doc
 from snapshotter.verdicts import domain_verdict, org_verdict
@@ -16,7 +16,7 @@ def domain(name, tally=None, policy=PublishedPolicy("reject"), **fields):
 
 
 def overview(*domains, **fields):
-    return overview_doc(Ledger(OrgFacts(today=TODAY, domains={d.name: d for d in domains}, **fields)))
+    return overview_doc(WindowScores(OrgFacts(today=TODAY, domains={d.name: d for d in domains}, **fields)))
 
 
 def test_an_organization_without_reports_has_no_data_and_says_how_to_start():
@@ -68,7 +68,7 @@ def test_a_card_before_any_report_shows_the_policy_dns_publishes_and_its_dns_gap
 
 
 def test_verdicts_say_what_to_do_next():
-    ledger = Ledger(OrgFacts(today=TODAY, domains={d.name: d for d in [
+    window_scores = WindowScores(OrgFacts(today=TODAY, domains={d.name: d for d in [
         domain("none.example", SpanTally(100, 99, 99, 99), PublishedPolicy("none")),
         domain("test.example", SpanTally(100, 99, 99, 99), PublishedPolicy("reject", testing="y")),
         domain("pct.example", SpanTally(100, 99, 99, 99), PublishedPolicy("reject", 50)),
@@ -76,7 +76,7 @@ def test_verdicts_say_what_to_do_next():
         domain("spf.example", SpanTally(100, 99, 50, 99), PublishedPolicy("reject")),
         domain("ok.example", SpanTally(100, 99, 99, 99), PublishedPolicy("reject")),
         domain("low.example", SpanTally(100, 50, 50, 50), PublishedPolicy("reject"))]}))
-    said = {n: domain_verdict(n, ledger.domain(n)) for n in ledger.facts.domains}
+    said = {n: domain_verdict(n, window_scores.domain(n)) for n in window_scores.facts.domains}
     assert "Move to p=quarantine" in said["none.example"]
     assert "Remove t=y" in said["test.example"]
     assert "Raise pct to 100" in said["pct.example"]
@@ -84,4 +84,4 @@ def test_verdicts_say_what_to_do_next():
     assert "aligned SPF pass" in said["spf.example"]
     assert "well protected" in said["ok.example"]
     assert "Only 50%" in said["low.example"]
-    assert "All 7 domains" not in org_verdict(ledger.org(), 7, 1, "low.example")
+    assert "All 7 domains" not in org_verdict(window_scores.org(), 7, 1, "low.example")
