@@ -2,19 +2,30 @@
 import pytest
 
 from config import Config
-from jobs.table import job_table, then_refresh
+from jobs.table import JOBS, job_table, then_refresh
 from store import events
 from store.clock import utcnow
 from store.job_runs import JobFailed
 from store.models import Organization
 from tests.factories import make_org
 
-NAMES = ["dirty", "health", "dns", "sources", "notify", "hour", "daily", "fetch"]
+
+def test_a_job_that_needs_a_setting_runs_only_once_one_is_set():
+    unset = [name for name, _, _ in job_table(Config())]
+    assert unset == [job.name for job in JOBS if not job.needs]
+    every = Config(maildir="/srv/mail", imap_url="imaps://u:p@mail.example", retention_days=30)
+    assert [name for name, _, _ in job_table(every)] == [job.name for job in JOBS]
+    assert [name for name, _, _ in job_table(Config(retention_days=30))] == [
+        job.name for job in JOBS if job.needs != ("imap_url", "maildir")]
 
 
-def test_the_table_names_every_job_rua_scheduler_once_takes():
-    assert [name for name, _, _ in job_table(Config(maildir="/srv/mail"))] == NAMES
-    assert [name for name, _, _ in job_table(Config())] == NAMES[:-1]
+def test_every_job_has_a_trigger_apscheduler_takes_and_a_cron_schedule():
+    from apscheduler.schedulers.background import BackgroundScheduler
+    scheduler = BackgroundScheduler(timezone="UTC")
+    for job in JOBS:
+        scheduler.add_job(print, id=job.name, **job.trigger(Config()))
+        assert len(job.cron.split()) == 5, job.name
+    assert [job.id for job in scheduler.get_jobs()] == [job.name for job in JOBS]
 
 
 def test_a_job_that_ran_refreshes_the_organizations_it_marked(database):
