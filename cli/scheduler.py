@@ -21,7 +21,7 @@ class SchedulerCommand(click.Command):
 @click.command("scheduler", cls=SchedulerCommand,
                short_help="Run the background jobs until stopped (--once JOB: one now).")
 @click.option("--once", "once", metavar="JOB",
-              help="Run this one job now under its lock and exit (for cron); jobs below.")
+              help="Run this one job (listed above) now under its lock and exit (for cron).")
 @click.pass_obj
 def scheduler(config, once):
     """Run the background jobs until stopped, each on its schedule under its own lock;

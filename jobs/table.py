@@ -99,7 +99,7 @@ JOBS = (
     Job("dns", "hourly, and at start", "the live DNS check of every monitored domain",
         "17 * * * *", every(hours=1, at_start=True), then_refresh(dns_jobs.scheduled)),
     Job("sources", "every 5 minutes, and at start",
-        "sending sources enriched (new ones first, then the day-old)", "*/5 * * * *",
+        "sending sources enriched, new ones first, then the day-old", "*/5 * * * *",
         every(minutes=5, at_start=True), then_refresh(source_jobs.scheduled)),
     Job("notify", "every minute, and at start", "due alerts sent to their channels",
         "* * * * *", every(minutes=1, at_start=True), drain.scheduled),
