@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from rules.grades import grade, health_state, policy_name, whole
+from rules.rates import rate
 from rules.scores import WindowScores, Scored
 from rules.snapshot_facts import SEVERITY_RANK, WINDOW_DAYS, Item, TopSender
 from snapshotter import dns, tls
@@ -93,6 +94,15 @@ def empty_state(a: Assessment) -> dict:
                        f"{percent(a.compliance.compliance_rate)} of mail passes DMARC."}
 
 
+def verified_rate(verified: int, messages: int) -> float | None:
+    """The share (percent) of the window's messages that reports in verified mail account for
+    (rules/authenticity.py): how much of the figures rests on reports proven to come from their
+    reporter; None before any message."""
+    if not messages:
+        return None
+    return rate(min(verified, messages), messages)
+
+
 def compliance_policy(a: Assessment, published: str | None) -> str:
     """The reported policy; before any report, the one published in DNS when known, else none."""
     if a.compliance.policy is None:
@@ -111,6 +121,7 @@ def health_doc(window_scores: WindowScores, name: str, computed_at: datetime,
         "last_report_date": d.last_report_day, "total_messages": c.tally.messages, "dns": a.dns,
         "compliance": {"rate": c.compliance_rate, "spf_pass": c.spf_rate, "dkim_pass": c.dkim_rate,
                        "policy": compliance_policy(a, dns.published_policy(d.dns))},
+        "verified_rate": verified_rate(d.verified_messages, c.tally.messages),
         "tls": tls.tls_summary(d.tls_days, window_scores.facts.today),
         "top_senders": [sender_body(s) for s in d.senders[:TOP_SENDERS]],
         "alert_count": len(a.items),

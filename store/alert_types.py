@@ -50,6 +50,8 @@ ALERT_TYPES = (
               "recent."),
     EventType("conflicting_copy", "Conflicting copy of a report", "warning", True,
               "Never by itself: acknowledge it once handled."),
+    EventType("unauthenticated_reports", "Reports refused: not signed by their reporter",
+              "warning", True, "Never by itself: acknowledge it once handled."),
     EventType("weak_dkim_key", "Weak DKIM key", "warning", False,
               "No RSA key under 2048 bits is among the selectors found."),
     EventType("report_parse_warnings", "Report parsed with warnings", "info", False,

@@ -1,11 +1,13 @@
-"""GET /enums: all nine categories, labels and severities, deliverable alert types."""
+"""GET /enums: all ten categories, labels and severities, deliverable alert types."""
 from __future__ import annotations
 
+from rules.authenticity import AUTHENTICITIES
 from store.alert_types import ALERT_TYPES
 from tests.webapp.helpers import get
 
 CATEGORIES = {"verification_state", "alert_type", "alert_severity", "action_item_severity",
-              "reputation_status", "dmarc_policy", "health_state", "grade", "tls_result_type"}
+              "reputation_status", "dmarc_policy", "health_state", "grade", "tls_result_type",
+              "authenticity"}
 SEVERITIES = {"neutral", "success", "info", "warning", "critical"}
 
 
@@ -13,7 +15,7 @@ def _codes(body, category):
     return [e["code"] for e in body[category]]
 
 
-def test_enums_names_all_nine_categories(client, key):
+def test_enums_names_all_ten_categories(client, key):
     resp = get(client, "/enums", key)
     assert resp.status_code == 200 and resp.mimetype == "application/json"
     assert set(resp.get_json()) == CATEGORIES
@@ -48,3 +50,7 @@ def test_alert_types_are_the_type_tables_and_say_which_can_be_pushed(client, key
     body = get(client, "/enums", key).get_json()
     assert body["alert_type"] == [{"code": t.code, "label": t.label, "severity": t.severity,
                                    "deliverable": t.deliverable} for t in ALERT_TYPES]
+
+
+def test_authenticity_lists_every_value_reports_carry(client, key):
+    assert _codes(get(client, "/enums", key).get_json(), "authenticity") == list(AUTHENTICITIES)
