@@ -36,7 +36,8 @@ def events_of(org_id: str, count: int, rng: random.Random, open_only: bool) -> l
     now = utcnow()
     rows = []
     for n in range(count):
-        type_, _, severity, _ = ALERT_TYPES[n % len(ALERT_TYPES)]
+        alert_type = ALERT_TYPES[n % len(ALERT_TYPES)]
+        type_, severity = alert_type.code, alert_type.severity
         created = now - timedelta(seconds=rng.randrange(30 * 86400))
         handled = not open_only and n % 3 == 0
         rows.append(dict(id=new_ulid(created.timestamp()), org=org_id, type=type_,

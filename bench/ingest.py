@@ -110,12 +110,12 @@ def rua_worker(mode: str, root: str, database_url: str | None = None) -> None:
 def _read(path: str, config, use) -> int:
     """Parse each report of the file and hand it to use(parsed); how many were read whole."""
     from ingest.files import iter_documents
-    from ingest.model import Refused, ReportError
+    from ingest.model import Document, ReportError
     from ingest.xml_report import parse
     read = 0
     for item in iter_documents(path, max_bytes=config.max_report_bytes,
                                max_depth=config.max_archive_depth):
-        if isinstance(item, Refused):
+        if not isinstance(item, Document):        # refused input: not a report
             continue
         try:
             use(parse(item))

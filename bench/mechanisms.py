@@ -35,19 +35,19 @@ CEILING = "bare WSGI, constant 2 KB (ceiling)"
 
 def _without_caches():
     """Nothing is kept between requests: the store's version is never known (as on Postgres)."""
-    from webapp import connections, snapshot_lane
+    from webapp import connections, snapshot_fast_path
     connections.data_version = lambda database: None
-    snapshot_lane.data_version = lambda database: None
+    snapshot_fast_path.data_version = lambda database: None
 
 
-def _without_lane(app):
-    """Flask answers every request; the request log around the lane stays."""
+def _without_fast_path(app):
+    """Flask answers every request; the request log around the fast path stays."""
     app.wsgi_app.app = app.wsgi_app.app.flask_wsgi
 
 
-def _without_memo():
-    from webapp.memo import Memo
-    Memo.get = lambda self, key, stamp, compute: compute()
+def _without_answer_cache():
+    from webapp.answer_cache import AnswerCache
+    AnswerCache.get = lambda self, key, version, compute: compute()
 
 
 def _without_metering():
@@ -60,10 +60,10 @@ def _without_metering():
 
 # name: (what it switches off before the app is made, after, the routes it serves)
 SWITCHES = {
-    "lane": (None, _without_lane,
+    "fast_path": (None, _without_fast_path,
              ("overview", "health")),
     "caches": (_without_caches, None, ("overview", "health", "report")),
-    "memo": (_without_memo, None, ("statistics", "reports")),
+    "answer_cache": (_without_answer_cache, None, ("statistics", "reports")),
     "metering": (_without_metering, None, ("overview", "health", "report")),
 }
 
@@ -139,7 +139,7 @@ def main(argv=None):
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--before", help="a commit (or a copy of one) whose code serves the "
                                              "same routes")
-    parser.add_argument("--only", default="lane,caches,memo",
+    parser.add_argument("--only", default="fast_path,caches,answer_cache",
                         help=f"mechanisms to take out, one variant each: {','.join(SWITCHES)} "
                              "(metering: the floor, every request allowed uncounted)")
     args = parser.parse_args(argv)

@@ -11,7 +11,7 @@ import os
 import click
 
 from cli import (admin, backup, demo, dns, domains, events, export, fetch, ingest, keys, notify,
-                 probe, prune, report, snapshot, sources)
+                 probe, prune, report, scheduler, snapshot, sources)
 from cli.common import RuaGroup, fail
 from config import Config, ConfigError
 
@@ -40,7 +40,7 @@ main.add_command(domains.domain)
 main.add_command(ingest.ingest)
 main.add_command(demo.demo)
 main.add_command(snapshot.snapshot)
-main.add_command(snapshot.scheduler)
+main.add_command(scheduler.scheduler)
 main.add_command(dns.dns)
 main.add_command(fetch.fetch)
 main.add_command(sources.sources)

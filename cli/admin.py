@@ -1,19 +1,16 @@
 """Administration: `rua init`, organizations, plans and members."""
 from __future__ import annotations
 
-import re
-
 import click
 
 from cli.common import fail
-from cli.lookup import normalize_email, resolve_org
+from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store, redacted
 from store.access import ROLES
 from store.plans import NAMES as PLANS
 
 MAX_ORG_NAME = 200
-_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
 @click.command()
@@ -117,8 +114,9 @@ def member_add(config, org_ref, email, role):
     """Add EMAIL to organization ORG (id or name) with a role."""
     from peewee import IntegrityError
     from store.models import Member
-    address = normalize_email(email)
-    if not _EMAIL.fullmatch(address) or len(address) > 320:
+    from rules.email_address import email_address
+    address = email_address(email.strip().lower())
+    if address is None:
         fail(f"{email!r} is not an e-mail address")
     with open_store(config) as database:
         target = resolve_org(org_ref)

@@ -42,5 +42,8 @@ def resolve_key(text: str) -> ApiKey:
 
 
 def normalize_email(text: str) -> str:
-    """Addresses compare case-insensitively, so one form is stored."""
-    return text.strip().lower()
+    """An address as stored: case-insensitive, in the e-mail rule's form when it is one (a
+    member added before the rule is found by its lower-case text)."""
+    from rules.email_address import email_address
+    lowered = text.strip().lower()
+    return email_address(lowered) or lowered

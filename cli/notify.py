@@ -58,7 +58,8 @@ def notify_add(config, org_ref, kind, target, types):
     RUA_OUTBOUND_UNSAFE_ALLOW_PRIVATE=1 (a lab's setting, which also allows http:// to a
     loopback address). The URL is checked now and again before every send.
     """
-    from notify import email, targets, webhook
+    from notify import targets, webhook
+    from rules.email_address import email_address
     from store import channels
     wanted = _types(types)
     target = target.strip()
@@ -67,8 +68,11 @@ def notify_add(config, org_ref, kind, target, types):
             targets.check(target, config)
         except targets.RefusedUrl as exc:
             fail(f"webhook URL refused: {exc}")
-    elif not email.valid_address(target):
-        fail(f"{target!r} is not an e-mail address (name@domain, nothing else)")
+    else:
+        address = email_address(target)
+        if address is None:
+            fail(f"{target!r} is not an e-mail address (name@domain, nothing else)")
+        target = address
     secret = webhook.new_secret() if kind == "webhook" else None
     with open_store(config) as database:
         with database.atomic():
@@ -156,7 +160,7 @@ def notify_send(config):
 
 def _types(text: str) -> list[str] | None:
     wanted = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
-    known = {code for code, *_ in ALERT_TYPES}
+    known = {t.code for t in ALERT_TYPES}
     for code in wanted:
         if code not in known:
             fail(f"unknown event type {code!r} (deliverable: {', '.join(DELIVERABLE)})")

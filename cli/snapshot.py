@@ -1,4 +1,4 @@
-"""`rua snapshot` (recompute snapshots now, for cron) and `rua scheduler` (the snapshot jobs)."""
+"""`rua snapshot`: recompute snapshots now (after ingest, or by hand)."""
 from __future__ import annotations
 
 import time
@@ -56,35 +56,3 @@ def snapshot(config, org, every, daily):
         click.echo(f"refreshed {len(results)} organization(s) in "
                    f"{time.perf_counter() - started:.2f} s")
 
-
-@click.command("scheduler")
-@click.option("--once", "once", metavar="JOB",
-              help="Run this one job now under its lock and exit (for cron): dirty, health, "
-                   "dns, sources, notify, hour, daily, prune, fetch.")
-@click.pass_obj
-def scheduler(config, once):
-    """Run the background jobs until stopped: snapshots of organizations with new reports
-    every minute and every snapshot hourly, the DNS check hourly, source enrichment every 5
-    minutes, alert delivery every minute, the hour's quota events, the daily history at
-    00:05 UTC, records past RUA_RETENTION_DAYS deleted at 00:20 UTC, and mail fetching when
-    a mailbox is set. --once JOB runs one of them."""
-    from jobs.scheduler import run, run_exclusive
-    from jobs.table import job_table
-    import logs
-    logs.configure(config)
-    if once is None:
-        with open_store(config):
-            pass                        # the store answers and rua knows its schema
-        run(config)
-        return
-    jobs = {name: job for name, job, _ in job_table(config)}
-    if once not in jobs:
-        fail(f"no job {once!r} (jobs: {', '.join(jobs)}; fetch needs RUA_IMAP_URL or "
-             "RUA_MAILDIR, prune RUA_RETENTION_DAYS)")
-    from store.job_runs import JobFailed
-    with open_store(config):
-        try:
-            ran = run_exclusive(once, jobs[once], config)
-        except JobFailed as exc:
-            fail(f"job {once} failed: {exc}")
-    click.echo(f"job {once} {'done' if ran else 'skipped: another runner holds its lock'}")

@@ -2,5 +2,5 @@
 
 addresses.py judges the addresses rua may connect to (pure), connect.py opens connections only
 to judged addresses within one total deadline, shown.py masks the secrets of URLs it prints.
-Nothing here imports another room of rua, so every room may use it.
+Nothing here imports another package of rua, so every package may use it.
 """

@@ -11,7 +11,7 @@ T = TypeVar("T")
 EVERY = 256
 
 
-class Deadline:
+class MessageDeadline:
     """seconds from now on the monotonic clock; the clock is a parameter for the tests."""
 
     def __init__(self, seconds: float, clock=time.monotonic):

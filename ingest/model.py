@@ -82,7 +82,7 @@ class ParsedReport:
 
 
 @dataclass
-class Refused:
+class RefusedInput:
     """An input (or a member of one) that holds no readable report; reason is one line."""
     origin: str
     reason: str

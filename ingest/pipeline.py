@@ -19,9 +19,9 @@ from typing import Callable, Iterable, Iterator, NamedTuple
 from ingest import routing, tls_report, xml_report
 from ingest.commits import Group
 from ingest.files import SEP, Attest, iter_documents, iter_message
-from ingest.deadline import Deadline
+from ingest.deadline import MessageDeadline
 from ingest.caps import Caps
-from ingest.model import Document, NotMonitored, Refused, ReportError
+from ingest.model import Document, NotMonitored, RefusedInput, ReportError
 from ingest.printable import bounded, printable
 from ingest.storing import DomainCaps, store_report
 from ingest.tls_storing import store_tls_report
@@ -112,7 +112,7 @@ def ingest_message(origin: str, data: bytes, *, config, org=None,
     org = routing.find_org(org) if org is not None else None
     items = iter_message(origin, data, attest=attest, **_limits(config))
     quiet = (lambda origin, status: None)
-    budget = Deadline(config.max_message_seconds)
+    budget = MessageDeadline(config.max_message_seconds)
     group = Group()
     try:
         result = next(_ingest_items(origin, items, org, progress or quiet, config, group,
@@ -135,7 +135,7 @@ def _limits(config) -> dict:
 
 
 def _ingest_items(path, items, org, progress, config, group, caps: DomainCaps,
-                  budget: Deadline | None = None) -> Iterator[FileResult]:
+                  budget: MessageDeadline | None = None) -> Iterator[FileResult]:
     current = None
     while True:
         if budget is not None and budget.passed():
@@ -161,9 +161,9 @@ def _ingest_items(path, items, org, progress, config, group, caps: DomainCaps,
 
 
 def _ingest_one(item, result: FileResult, org, config, group, caps: DomainCaps,
-                budget: Deadline | None = None) -> str:
+                budget: MessageDeadline | None = None) -> str:
     """Store one document (or note one refusal) into result; the report's status."""
-    if isinstance(item, Refused):
+    if isinstance(item, RefusedInput):
         result.refusals.append(item.reason)
         return "refused"
     if item.kind == "tlsrpt":
@@ -213,7 +213,7 @@ def _unmonitored(refusal: NotMonitored, meta) -> Unmonitored:
 
 
 def _ingest_tls(item: Document, result: FileResult, org, config,
-                budget: Deadline | None = None) -> str:
+                budget: MessageDeadline | None = None) -> str:
     """Store one TLS report (or note its refusal) into result; the report's status. It carries
     sessions, not records or messages: those counts stay 0 and `sessions` says how many.
     Its caps bound the parse; the budget is looked at once it is parsed, before it is stored."""

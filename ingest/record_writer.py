@@ -1,7 +1,9 @@
 """A report's records, written as they stream: aligned, classified and inserted 500 at a time."""
 from __future__ import annotations
 
-from rules.alignment import failure_summary, record_alignment
+from typing import NamedTuple
+
+from rules.alignment import dmarc_pass, failure_summary, record_alignment
 from rules.verdicts import AUTHENTICATED, UNKNOWN_SENDER, Sender, classify_record, sender
 from ingest.model import ReportError
 from ingest.rollups import ReportTally
@@ -14,9 +16,28 @@ BATCH = 500
 MAX_COUNT = 2**62          # per record and in total: far above any real report, inside BIGINT
 ALIGNMENT_CACHE = 4096     # distinct (From, auth domains) shapes remembered per report
 MAX_SELECTORS = 100        # per domain: enough for any real signer, bounded against hostile input
-_FIELDS = ("report", "org", "ordinal", "source_ip", "count", "disposition", "dkim", "spf",
-           "reasons", "envelope_to", "envelope_from", "header_from", "auth_dkim", "auth_spf",
-           "alignment", "classification")
+
+
+class RecordRow(NamedTuple):
+    """One row of the records table as its insert takes it (JSON columns already text)."""
+    report: str
+    org: str
+    ordinal: int
+    source_ip: str
+    count: int
+    disposition: str
+    dkim: str
+    spf: str
+    reasons: str
+    envelope_to: str
+    envelope_from: str
+    header_from: str
+    auth_dkim: str
+    auth_spf: str
+    alignment: str
+    classification: str
+
+
 _TEXT = ("source_ip", "disposition", "dkim", "spf", "envelope_to", "envelope_from", "header_from")
 _LIMITS = {name: getattr(Record, name).max_length for name in _TEXT}   # longer ones are cut
 
@@ -26,7 +47,7 @@ class RecordWriter:
 
     def __init__(self, report, domain: str, fit):
         self.report, self.domain, self.fit = report, domain, fit
-        self.fields = [getattr(Record, name) for name in _FIELDS]
+        self.fields = [getattr(Record, name) for name in RecordRow._fields]
         self.tally, self.selectors = ReportTally(), set()
         self.summary = {"spf_only": 0, "dkim_only": 0, "both": 0, "total": 0}
         self.records = self.messages = self.compliant = 0
@@ -61,12 +82,17 @@ class RecordWriter:
             _LIMITS[name] for name in _TEXT)
         for ordinal, record in enumerate(self.pending, start):
             alignment, alignment_json = self._alignment(record, adkim, aspf)
-            # A pass verdict is classify's first rule; the parser hands verdicts in lower case.
-            verdict = (AUTHENTICATED if record.dkim == "pass" or record.spf == "pass" else
-                       classify_record(record, alignment, senders.get(record.source_ip, UNKNOWN_SENDER)))
-            text = (record.source_ip, record.disposition, record.dkim, record.spf,
-                    record.envelope_to, record.envelope_from, record.header_from)
-            source_ip, disposition, dkim, spf, envelope_to, envelope_from, header_from = text
+            # A DMARC pass is classify's first rule (authenticated).
+            passed = dmarc_pass(record.dkim, record.spf)
+            if passed:
+                verdict = AUTHENTICATED
+            else:
+                source = senders.get(record.source_ip, UNKNOWN_SENDER)
+                verdict = classify_record(record, alignment, source)
+            source_ip, disposition = record.source_ip, record.disposition
+            dkim, spf = record.dkim, record.spf
+            envelope_to, envelope_from = record.envelope_to, record.envelope_from
+            header_from = record.header_from
             try:
                 fits = (len(source_ip) <= ip_max and len(disposition) <= disposition_max
                         and len(dkim) <= dkim_max and len(spf) <= spf_max
@@ -75,15 +101,20 @@ class RecordWriter:
             except TypeError:       # None: fit makes it ""
                 fits = False
             if not fits:
-                fitted = self.fit(Record, dict(zip(_TEXT, text)))
-                source_ip, disposition, dkim, spf, envelope_to, envelope_from, header_from = (
-                    fitted[name] for name in _TEXT)
-            rows.append((report_id, org_id, ordinal, source_ip, record.count, disposition, dkim,
-                         spf, as_json(record.reasons), envelope_to, envelope_from, header_from,
-                         as_json(record.auth_dkim), as_json(record.auth_spf), alignment_json,
-                         verdict))
+                fitted = self.fit(Record, {name: getattr(record, name) for name in _TEXT})
+                source_ip, disposition = fitted["source_ip"], fitted["disposition"]
+                dkim, spf = fitted["dkim"], fitted["spf"]
+                envelope_to, envelope_from = fitted["envelope_to"], fitted["envelope_from"]
+                header_from = fitted["header_from"]
+            rows.append(RecordRow(
+                report=report_id, org=org_id, ordinal=ordinal, source_ip=source_ip,
+                count=record.count, disposition=disposition, dkim=dkim, spf=spf,
+                reasons=as_json(record.reasons), envelope_to=envelope_to,
+                envelope_from=envelope_from, header_from=header_from,
+                auth_dkim=as_json(record.auth_dkim), auth_spf=as_json(record.auth_spf),
+                alignment=alignment_json, classification=verdict))
             self.tally.add(source_ip, record.count, record.dkim, record.spf, verdict, disposition)
-            if record.dkim == "pass" or record.spf == "pass":
+            if passed:
                 self.compliant += record.count
             self._collect_selectors(record.auth_dkim)
         sql.insert_rows(Record, self.fields, rows, converted=True)

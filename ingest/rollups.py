@@ -6,7 +6,7 @@ day is the UTC day holding the midpoint of the report window. The upserts add to
 """
 from __future__ import annotations
 
-from rules.verdicts import LIKELY_FORWARDED
+from rules.verdicts import AUTHENTICATED, LIKELY_FORWARDED
 from store.addresses import canonical_ip
 from store import compiled as sql
 from store.models import DailyRollup, DomainDay
@@ -42,7 +42,7 @@ class ReportTally:
             held = self.dispositions.setdefault(ip, [0, 0])
             held[_HELD[disposition]] += count
         sums[0] += count
-        if dkim == "pass" or spf == "pass":
+        if classification == AUTHENTICATED:        # exactly a DMARC pass (rules/verdicts.py)
             sums[1] += count
         if spf == "pass":
             sums[2] += count

@@ -47,7 +47,7 @@ MAX_WARNINGS = 50
 
 
 @dataclass
-class TlsPolicy:
+class ParsedTlsPolicy:
     """One entry of `policies`: the policy applied, its session counts, failures by result type."""
     policy_type: str
     policy_domain: str                  # as written, lower-cased, without a trailing dot
@@ -57,7 +57,7 @@ class TlsPolicy:
 
 
 @dataclass
-class TlsReport:
+class ParsedTlsReport:
     """A parsed TLS report; body is its JSON text, compact (or as received, if shorter)."""
     origin: str
     org_name: str
@@ -65,7 +65,7 @@ class TlsReport:
     contact_info: str
     date_begin: int                     # epoch seconds, UTC
     date_end: int
-    policies: list[TlsPolicy]
+    policies: list[ParsedTlsPolicy]
     body: str
     warnings: list[str] = field(default_factory=list)
 
@@ -91,7 +91,7 @@ def looks_like_tls_report(data: bytes) -> bool:
     return sum(f'"{key}"'.encode() in head for key in _KEYS) >= 2
 
 
-def parse(data: bytes, origin: str, caps: Caps | None = None) -> TlsReport:
+def parse(data: bytes, origin: str, caps: Caps | None = None) -> ParsedTlsReport:
     """The report in data (UTF-8 JSON), or ReportError naming why it is not one or which cap
     (caps: the defaults' when None) it passes."""
     caps = caps or Caps.of()
@@ -102,7 +102,7 @@ def parse(data: bytes, origin: str, caps: Caps | None = None) -> TlsReport:
         raise ReportError(f"TLS report: {exc}") from None
 
 
-def _report(document, body: str, origin: str, caps: Caps) -> TlsReport:
+def _report(document, body: str, origin: str, caps: Caps) -> ParsedTlsReport:
     if not isinstance(document, dict):
         raise ReportError("the JSON is not an object")
     warnings: list[str] = []
@@ -122,7 +122,7 @@ def _report(document, body: str, origin: str, caps: Caps) -> TlsReport:
     _within(parsed, caps)
     if len(warnings) > MAX_WARNINGS:
         warnings[MAX_WARNINGS:] = [f"and {len(warnings) - MAX_WARNINGS:,} more warnings"]
-    return TlsReport(origin, org_name, report_id, contact.strip(), begin, end, parsed, body,
+    return ParsedTlsReport(origin, org_name, report_id, contact.strip(), begin, end, parsed, body,
                      warnings)
 
 
@@ -172,7 +172,7 @@ def result_label(kind: str) -> str:
     return RESULT_TYPES[kind][0] if kind in RESULT_TYPES else kind
 
 
-def _policy(number: int, entry, warnings: list) -> TlsPolicy:
+def _policy(number: int, entry, warnings: list) -> ParsedTlsPolicy:
     if not isinstance(entry, dict):
         raise ReportError(f"policies[{number}] is not an object")
     policy = entry.get("policy") if isinstance(entry.get("policy"), dict) else {}
@@ -198,7 +198,7 @@ def _policy(number: int, entry, warnings: list) -> TlsPolicy:
     if failures and sum(failures.values()) != failed:
         warnings.append(f"{where} failure-details add up to {sum(failures.values())} failed "
                         f"sessions, the summary says {failed}")
-    return TlsPolicy(kind, domain, successful, failed, failures)
+    return ParsedTlsPolicy(kind, domain, successful, failed, failures)
 
 
 def _failures(details, where: str, warnings: list) -> dict[str, int]:

@@ -11,7 +11,7 @@ from ingest.model import ReportError
 from ingest.printable import bounded, report_named
 from ingest.storing import Stored
 from ingest.tls_report import RESULT_TYPES
-from ingest.tls_report import TlsReport as Parsed
+from ingest.tls_report import ParsedTlsReport as Parsed
 from rules.authenticity import NOT_FROM_MAIL, Provenance, speaks_for_reporter, unauthenticated
 from rules.rates import rate
 from rules.windows import window_days

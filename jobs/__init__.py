@@ -1,2 +1,2 @@
-"""The background jobs: one scheduler runs each room's own job functions, with their intervals
+"""The background jobs: one scheduler runs each package's own job functions, with their intervals
 and locks (`rua scheduler`, `rua scheduler --once JOB`); never inside gunicorn workers."""

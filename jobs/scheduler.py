@@ -1,15 +1,8 @@
 """The scheduler: its own process (never inside gunicorn workers), safe to run twice.
 
-Jobs: dirty organizations every minute (and at start), every domain's health hourly, every
-monitored domain's live DNS check hourly (and at start; a domain added since is in the next
-run), sending sources' enrichment every 5 minutes (new ones first, then the day-old), due
-alerts sent to their channels every minute (and at start), at each hour's start the
-quota_near_cap events of the hour gone closed (snapshotter/alerts.py says where the other
-conditions are judged), the day's history row and a full refresh at 00:05 UTC, with
-RUA_RETENTION_DAYS set the records past it deleted at 00:20 UTC, and mail fetched when a mailbox
-is set (jobs/table.py lists them). Each run takes a lock named after its job, so two
-schedulers (two hosts on one Postgres) never run the same job at once: the second one skips.
-A run whose job raised (JobFailed: its work failed) is recorded and logged as failed.
+It runs the jobs of jobs/table.py on their triggers. Each run takes a lock named after its job,
+so two schedulers (two hosts on one Postgres) never run the same job at once: the second one
+skips. A run whose job raised (JobFailed: its work failed) is recorded and logged as failed.
 """
 from __future__ import annotations
 

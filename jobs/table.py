@@ -1,9 +1,13 @@
-"""Every background job in one table: each room's own job function, when it runs, and what
-follows it. The jobs that can change what the API shows (DNS check, enrichment, fetched mail)
-refresh the organizations they marked dirty right after, not at the next minute."""
+"""Every background job in one table: its name, when it runs, what it does and its function.
+The table drives `rua scheduler` (its help, `--once JOB`, the triggers), and the tests check
+deploy/crontab.example and the docs against it. The jobs that can change what the API shows
+(DNS check, enrichment, fetched mail) refresh the organizations they marked dirty right after,
+not at the next minute."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Callable
 
 from dnscheck import jobs as dns_jobs
 from intake import jobs as intake_jobs
@@ -13,65 +17,111 @@ from sources import jobs as source_jobs
 from store import job_runs, retention
 
 
-def job_table(config):
-    """(name, function of now, trigger arguments) for each scheduled job."""
-    address = config.report_address
-    return (
-        ("dirty", lambda now: snapshot_jobs.refresh_dirty(now, report_address=address),
-         every(minutes=1, at_start=True)),
-        ("health",
-         lambda now: snapshot_jobs.refresh_all(now, kinds=("health",), report_address=address),
-         every(hours=1)),
-        ("dns", then_refresh(dns_jobs.scheduled, config), every(hours=1, at_start=True)),
-        ("sources", then_refresh(source_jobs.scheduled, config),
-         every(minutes=5, at_start=True)),
-        ("notify", lambda now: drain.scheduled(now, config), every(minutes=1, at_start=True)),
-        # The quota events of the hours gone (snapshotter/alerts.py), then their organizations.
-        ("hour", lambda now: snapshot_jobs.hour_started(now, report_address=address),
-         {"trigger": "cron", "minute": 0, "second": 5, "timezone": "UTC"}),
-        ("daily", lambda now: snapshot_jobs.daily(now, report_address=address),
-         {"trigger": "cron", "hour": 0, "minute": 5, "timezone": "UTC"}),
-    ) + prune_jobs(config) + fetch_jobs(config)
+@dataclass(frozen=True)
+class Job:
+    """One background job. `run(now, config)` does its work; `trigger(config)` gives
+    APScheduler's trigger arguments; `cron` is the same schedule as crontab's five fields;
+    `needs` names the Config fields of which one must be set for the job to run at all."""
+    name: str
+    when: str
+    what: str
+    cron: str
+    trigger: Callable[[object], dict]
+    run: Callable[[datetime, object], object]
+    needs: tuple[str, ...] = ()
+
+    def enabled(self, config) -> bool:
+        return not self.needs or any(getattr(config, field) for field in self.needs)
 
 
-def prune_jobs(config):
-    """Records past RUA_RETENTION_DAYS deleted daily at 00:20 UTC, when retention is on."""
-    if not config.retention_days:
-        return ()
-    return (("prune", lambda now: retention.prune(now, config.retention_days),
-             {"trigger": "cron", "hour": 0, "minute": 20, "timezone": "UTC"}),)
-
-
-def fetch_jobs(config):
-    """Mail fetched every RUA_FETCH_INTERVAL minutes (and at start) when a mailbox is set."""
-    if not (config.imap_url or config.maildir):
-        return ()
-    job = then_refresh(intake_jobs.scheduled, config)
-    return (("fetch", job, every(minutes=config.fetch_interval, at_start=True)),)
-
-
-def every(*, at_start: bool = False, **interval) -> dict:
+def every(*, at_start: bool = False, **interval) -> Callable[[object], dict]:
     """An interval trigger; at_start also runs it as soon as the scheduler starts."""
-    trigger = {"trigger": "interval", **interval}
-    if at_start:
-        trigger["next_run_time"] = datetime.now(timezone.utc)
+    def trigger(config) -> dict:
+        arguments = {"trigger": "interval", **interval}
+        if at_start:
+            arguments["next_run_time"] = datetime.now(timezone.utc)
+        return arguments
     return trigger
 
 
-def then_refresh(job, config):
+def at(**fields) -> Callable[[object], dict]:
+    """A cron trigger in UTC (minute=0, second=5: each hour's start; hour=0, minute=5: daily)."""
+    return lambda config: {"trigger": "cron", "timezone": "UTC", **fields}
+
+
+def every_fetch_interval(config) -> dict:
+    """Every RUA_FETCH_INTERVAL minutes, and at start."""
+    return every(minutes=config.fetch_interval, at_start=True)(config)
+
+
+def refresh_dirty(now: datetime, config):
+    return snapshot_jobs.refresh_dirty(now, report_address=config.report_address)
+
+
+def refresh_health(now: datetime, config):
+    return snapshot_jobs.refresh_all(now, kinds=("health",), report_address=config.report_address)
+
+
+def hour_started(now: datetime, config):
+    return snapshot_jobs.hour_started(now, report_address=config.report_address)
+
+
+def daily(now: datetime, config):
+    return snapshot_jobs.daily(now, report_address=config.report_address)
+
+
+def prune(now: datetime, config):
+    return retention.prune(now, config.retention_days)
+
+
+def then_refresh(job):
     """The job, then a refresh of the organizations marked dirty (none marked: one query); a
     job that was skipped (None, as offline) refreshes nothing. A job that failed (JobFailed)
     still has what it did before failing refreshed, then its failure raised."""
-    def refresh(now: datetime):
-        snapshot_jobs.refresh_dirty(now, report_address=config.report_address)
-
-    def run(now: datetime):
+    def run(now: datetime, config):
         try:
             result = job(now, config)
         except job_runs.JobFailed:
-            refresh(now)
+            refresh_dirty(now, config)
             raise
         if result is not None:
-            refresh(now)
+            refresh_dirty(now, config)
         return result
     return run
+
+
+JOBS = (
+    Job("dirty", "every minute, and at start",
+        "snapshots of the organizations that received reports", "* * * * *",
+        every(minutes=1, at_start=True), refresh_dirty),
+    Job("health", "hourly", "every domain's health snapshot", "7 * * * *",
+        every(hours=1), refresh_health),
+    Job("dns", "hourly, and at start", "the live DNS check of every monitored domain",
+        "17 * * * *", every(hours=1, at_start=True), then_refresh(dns_jobs.scheduled)),
+    Job("sources", "every 5 minutes, and at start",
+        "sending sources enriched, new ones first, then the day-old", "*/5 * * * *",
+        every(minutes=5, at_start=True), then_refresh(source_jobs.scheduled)),
+    Job("notify", "every minute, and at start", "due alerts sent to their channels",
+        "* * * * *", every(minutes=1, at_start=True), drain.scheduled),
+    Job("hour", "at each hour's start", "the quota events of the hour gone, then their "
+        "organizations' snapshots", "0 * * * *", at(minute=0, second=5), hour_started),
+    Job("daily", "00:05 UTC", "yesterday's final score-history row, then every snapshot",
+        "5 0 * * *", at(hour=0, minute=5), daily),
+    Job("prune", "00:20 UTC, with RUA_RETENTION_DAYS set",
+        "records older than RUA_RETENTION_DAYS deleted", "20 0 * * *",
+        at(hour=0, minute=20), prune, needs=("retention_days",)),
+    Job("fetch", "every RUA_FETCH_INTERVAL minutes, and at start, with a mailbox set",
+        "report mail fetched from RUA_IMAP_URL or RUA_MAILDIR", "*/5 * * * *",
+        every_fetch_interval, then_refresh(intake_jobs.scheduled),
+        needs=("imap_url", "maildir")),
+)
+
+
+def job_table(config):
+    """(name, function of now, trigger arguments) for each job this config turns on."""
+    return tuple((job.name, bound(job.run, config), job.trigger(config))
+                 for job in JOBS if job.enabled(config))
+
+
+def bound(run, config) -> Callable[[datetime], object]:
+    return lambda now: run(now, config)

@@ -9,7 +9,6 @@ on every attempt, so a mailbox can tell a retry from a new alert.
 """
 from __future__ import annotations
 
-import re
 import smtplib
 import socket
 import ssl
@@ -22,6 +21,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from guard.connect import Deadline, Unreachable
 from guard.shown import scrubbed
 from notify import DeliveryError, NotReached
+from rules.email_address import email_address
 
 # The whole attempt (connect, TLS, login, send) ends by then, however slowly the server talks.
 DEADLINE_SECONDS = 20
@@ -29,7 +29,6 @@ UNREADABLE = ("RUA_SMTP_URL cannot be read: it must be smtp://[user:password@]ho
               "[?from=ADDRESS] or smtps://…, with any '/', '?', '#', '@' or ':' in the user "
               "name or password written %-encoded (%2F, %3F, %23, %40, %3A)")
 # One address, no display name: what `rua notify add ORG email` accepts and what is sent to.
-ADDRESS = re.compile(r"[^@\s<>(),;:\"\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?")
 
 
 @dataclass(frozen=True)
@@ -40,10 +39,6 @@ class Smtp:
     username: str
     password: str = field(repr=False)
     sender: str
-
-
-def valid_address(address: str) -> bool:
-    return bool(ADDRESS.fullmatch(address)) and len(address) <= 320
 
 
 def parse_url(url: str) -> Smtp:
@@ -61,10 +56,13 @@ def parse_url(url: str) -> Smtp:
     if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
         raise ValueError(UNREADABLE)
     username, password = unquote(parts.username or ""), unquote(parts.password or "")
-    sender = parse_qs(parts.query).get("from", [""])[0]
-    sender = sender or (username if valid_address(username) else f"rua@{socket.getfqdn()}")
-    if not valid_address(sender):
-        raise ValueError("RUA_SMTP_URL's from= is not an e-mail address")
+    given = parse_qs(parts.query).get("from", [""])[0]
+    if given:
+        sender = email_address(given)
+        if sender is None:
+            raise ValueError("RUA_SMTP_URL's from= is not an e-mail address")
+    else:        # the login when it is an address, else rua at this host's own name
+        sender = email_address(username) or f"rua@{socket.getfqdn()}"
     implicit = parts.scheme == "smtps"
     return Smtp(implicit, parts.hostname, port or (465 if implicit else 587), username,
                 password, sender)

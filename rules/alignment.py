@@ -37,6 +37,12 @@ def _each(results: list[dict] | None, header_from: str, mode: str | None) -> lis
     return [aligned(result.get("Domain"), header_from, mode) for result in results]
 
 
+def dmarc_pass(dkim: str | None, spf: str | None) -> bool:
+    """DMARC's pass (RFC 7489 section 6.6.2): the policy-evaluated DKIM or SPF verdict, each
+    an aligned pass, is pass. Verdicts come in lower case, as the parser stores them."""
+    return dkim == "pass" or spf == "pass"
+
+
 def failure_summary(records: Iterable) -> dict:
     """Records by which aligned check failed in PolicyEvaluated; the three buckets never overlap."""
     summary = {"spf_only": 0, "dkim_only": 0, "both": 0, "total": 0}

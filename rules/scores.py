@@ -72,7 +72,7 @@ def policy_as_of(policies: list[tuple[date, PublishedPolicy]], day: date) -> Pub
     return policies[index - 1][1] if index else None
 
 
-class Ledger:
+class WindowScores:
     """Window sums and scores per domain and for the organization, as of any day."""
 
     def __init__(self, facts: OrgFacts):
@@ -129,13 +129,14 @@ def _compliance(s: Scored, entries: list[dict]) -> dict:
             "total_reports": s.tally.reports, "latest_data_date": s.last_report}
 
 
-def compliance_doc(ledger: Ledger, domain: str | None = None) -> dict:
+def compliance_doc(window_scores: WindowScores, domain: str | None = None) -> dict:
     """The /compliance-score body for the organization, or for one of its domains."""
     if domain is not None:
-        s = ledger.domain(domain)
+        s = window_scores.domain(domain)
         return _compliance(s, [domain_score_entry(domain, s)])
-    names = sorted(ledger.facts.domains)
-    return _compliance(ledger.org(), [domain_score_entry(n, ledger.domain(n)) for n in names])
+    names = sorted(window_scores.facts.domains)
+    entries = [domain_score_entry(n, window_scores.domain(n)) for n in names]
+    return _compliance(window_scores.org(), entries)
 
 
 def unknown_domain_compliance(domain: str) -> dict:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rules.alignment import dmarc_pass
 from store.domain_names import organizational_domain
 
 AUTHENTICATED, LIKELY_FORWARDED = "authenticated", "likely_forwarded"
@@ -92,9 +93,12 @@ def classify_record(record, alignment: dict, source: Sender = UNKNOWN_SENDER) ->
 
 
 def _record_rule(record, alignment: dict, source: Sender) -> tuple[str, list[str]]:
-    passed = [f"dmarc_{kind}_pass" for kind in ("dkim", "spf")
-              if _lower(getattr(record, kind, None)) == "pass"]
-    if passed:
+    dkim_verdict = _lower(getattr(record, "dkim", None))
+    spf_verdict = _lower(getattr(record, "spf", None))
+    if dmarc_pass(dkim_verdict, spf_verdict):
+        passed = [f"dmarc_{kind}_pass" for kind, verdict in (("dkim", dkim_verdict),
+                                                               ("spf", spf_verdict))
+                  if verdict == "pass"]
         return AUTHENTICATED, passed
     dkim = _results(record.auth_dkim, alignment.get("dkim"))
     spf = [(result, aligned) for (result, aligned), entry

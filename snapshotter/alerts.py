@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from rules.snapshot_facts import OrgFacts
 from snapshotter import conditions, tls
 from store import events
-from store.alert_types import Outcome
+from store.alert_types import EXPIRING, Outcome
 from store.clock import to_epoch
 from store.models import Event, Report
 
@@ -22,7 +22,6 @@ from store.models import Event, Report
 # archive of old reports imported today raises none, and an event whose reporter has sent
 # nothing since expires with the news (conditions.NEWS_DAYS).
 WARNINGS_HORIZON_DAYS = conditions.NEWS_DAYS + 3
-EXPIRING = ("policy_changed", "report_parse_warnings")
 
 
 def apply(org_id: str, facts: OrgFacts, now: datetime, *, mark: bool = True) -> bool:

@@ -27,9 +27,9 @@ def read(org_id: str, today: date, report_address: str = ""):
     cached = day_totals.load(cached_blob.body if cached_blob else None)
     totals, summed = day_totals.refresh(org_id, counts, cached)
     _add_domains(org_id, facts)
-    for (name, day), (reports, messages, compliant, spf, dkim, forwarded) in totals.items():
-        facts.domains.setdefault(name, DomainFacts(name, monitored=False)).days[day] = \
-            SpanTally(messages, compliant, spf, dkim, forwarded, reports)
+    for (name, day), sums in totals.items():
+        d = facts.domains.setdefault(name, DomainFacts(name, monitored=False))
+        d.days[day] = span_tally(sums)
     for name, entries in policies.items():
         facts.domains[name].policies = sorted(entries, key=lambda e: e[0])
     _add_last_reports(org_id, facts, first)
@@ -41,6 +41,13 @@ def read(org_id: str, today: date, report_address: str = ""):
     return facts, (day_totals.dump(totals) if changed else None), summed
 
 
+def span_tally(sums) -> SpanTally:
+    """A day's sums as the day-totals cache keeps them (reports first), by name."""
+    reports, messages, compliant, spf, dkim, forwarded = sums
+    return SpanTally(messages=messages, compliant=compliant, spf=spf, dkim=dkim,
+                     forwarded=forwarded, reports=reports)
+
+
 def read_domain(org_id: str, name: str, today: date, report_address: str = "") -> OrgFacts:
     """The facts of one domain alone (its days summed from its own rollups, no shared cache):
     what one domain's body needs, at a cost that does not grow with the organization."""
@@ -50,8 +57,8 @@ def read_domain(org_id: str, name: str, today: date, report_address: str = "") -
     totals, _ = day_totals.refresh(org_id, counts, {})
     _add_domains(org_id, facts, name)
     d = facts.domains.setdefault(name, DomainFacts(name, monitored=False))
-    for (_, day), (reports, messages, compliant, spf, dkim, forwarded) in totals.items():
-        d.days[day] = SpanTally(messages, compliant, spf, dkim, forwarded, reports)
+    for (_, day), sums in totals.items():
+        d.days[day] = span_tally(sums)
     d.policies = sorted(policies.get(name, []), key=lambda e: e[0])
     _add_last_reports(org_id, facts, first, name)
     _add_senders(org_id, facts, name)

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from rules.grades import grade, health_state, policy_name, whole
 from rules.rates import rate
-from rules.scores import Ledger, Scored
+from rules.scores import WindowScores, Scored
 from rules.snapshot_facts import SEVERITY_RANK, WINDOW_DAYS, Item, TopSender
 from snapshotter import dns, tls
 from snapshotter.trends import last_day, sparkline
@@ -42,18 +42,18 @@ def sorted_items(items: list[Item]) -> list[Item]:
     return sorted(items, key=lambda item: SEVERITY_RANK.get(item.severity, 3))
 
 
-def assess(ledger: Ledger, name: str) -> Assessment:
-    d = ledger.facts.domains[name]
-    compliance = ledger.domain(name)
+def assess(window_scores: WindowScores, name: str) -> Assessment:
+    d = window_scores.facts.domains[name]
+    compliance = window_scores.domain(name)
     view = dns.dns_view(name, d.dns)
-    view["tls_rpt"] = tls.with_arrivals(view["tls_rpt"], d.tls_days, ledger.facts.today)
+    view["tls_rpt"] = tls.with_arrivals(view["tls_rpt"], d.tls_days, window_scores.facts.today)
     gaps = dns.dns_items(name, view, d.dns)
     items = sorted_items(gaps + dns.without_repeats(gaps, d.items))
     if compliance.score is None and compliance.last_report is not None:
         # Reports once, none in the window: the score is near nothing for that reason alone.
         items.sort(key=lambda item: item.type != "no_reports")
     return Assessment(name, compliance, view, health_score(compliance.score, dns.dns_score(view)),
-                      items, domain_verdict(name, compliance, ledger.facts.report_address))
+                      items, domain_verdict(name, compliance, window_scores.facts.report_address))
 
 
 def item_body(item: Item) -> dict:
@@ -110,11 +110,11 @@ def compliance_policy(a: Assessment, published: str | None) -> str:
     return policy_name(a.compliance.policy)
 
 
-def health_doc(ledger: Ledger, name: str, computed_at: datetime,
+def health_doc(window_scores: WindowScores, name: str, computed_at: datetime,
                assessment: Assessment | None = None) -> dict:
     """The /domains/{domain}/health body (from the domain's assessment when already made)."""
-    d = ledger.facts.domains[name]
-    a = assessment or assess(ledger, name)
+    d = window_scores.facts.domains[name]
+    a = assessment or assess(window_scores, name)
     c = a.compliance
     doc = {
         "domain": name, "overall_score": whole(a.score), "grade": a.grade, "verdict": a.verdict,
@@ -122,11 +122,11 @@ def health_doc(ledger: Ledger, name: str, computed_at: datetime,
         "compliance": {"rate": c.compliance_rate, "spf_pass": c.spf_rate, "dkim_pass": c.dkim_rate,
                        "policy": compliance_policy(a, dns.published_policy(d.dns))},
         "verified_rate": verified_rate(d.verified_messages, c.tally.messages),
-        "tls": tls.tls_summary(d.tls_days, ledger.facts.today),
+        "tls": tls.tls_summary(d.tls_days, window_scores.facts.today),
         "top_senders": [sender_body(s) for s in d.senders[:TOP_SENDERS]],
         "alert_count": len(a.items),
         "action_items": [item_body(i) for i in a.items[:ACTION_ITEMS_SHOWN]],
-        "trend_sparkline": sparkline(d.days, last_day(ledger.facts.today, d.days), WINDOW_DAYS),
+        "trend_sparkline": sparkline(d.days, last_day(window_scores.facts.today, d.days), WINDOW_DAYS),
     }
     if not a.items:
         doc["empty_state"] = empty_state(a)

@@ -3,24 +3,24 @@ from __future__ import annotations
 
 from datetime import date
 
-from rules.scores import Ledger
+from rules.scores import WindowScores
 
 
-def history_row(ledger: Ledger, day: date) -> dict | None:
+def history_row(window_scores: WindowScores, day: date) -> dict | None:
     """The organization's score at the end of `day` (the window ending that day); None before
     any report."""
-    s = ledger.org(day)
+    s = window_scores.org(day)
     if s.score is None:
         return None
     return {"day": day, "score": s.score, "grade": s.grade, "compliance_rate": s.compliance_rate,
             "spf_rate": s.spf_rate, "dkim_rate": s.dkim_rate, "total_messages": s.tally.messages}
 
 
-def backfill_days(ledger: Ledger, first: date) -> list[date]:
+def backfill_days(window_scores: WindowScores, first: date) -> list[date]:
     """Days on or after `first` on which some domain had reports: the back-filled history."""
     days = set()
-    for cumulative in ledger.cumulative.values():
-        days.update(d for d in cumulative.days if first <= d <= ledger.facts.today)
+    for cumulative in window_scores.cumulative.values():
+        days.update(d for d in cumulative.days if first <= d <= window_scores.facts.today)
     return sorted(days)
 
 

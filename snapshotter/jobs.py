@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 
 from peewee import EXCLUDED
 
-from rules.scores import Ledger, compliance_doc
+from rules.scores import WindowScores, compliance_doc
 from rules.snapshot_facts import TREND_DAYS
 from snapshotter import alerts, day_totals, facts as facts_module
 from snapshotter.health import assess, health_doc
@@ -51,21 +51,21 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
         changed = alerts.apply(org_id, facts, now, mark=not settles)
         if changed:
             facts_module.reload_items(org_id, facts)
-        ledger = Ledger(facts)
-        history = _history(org_id, ledger) if "history" in kinds else None
+        window_scores = WindowScores(facts)
+        history = _history(org_id, window_scores) if "history" in kinds else None
         written, assessed = Written(), []
         names = sorted(facts.domains)
         # The bodies, not the facts, are what grows (a year of trends per domain): each chunk's
         # are stored and dropped before the next chunk's are computed.
         for start in range(0, len(names), CHUNK_DOMAINS):
             chunk = names[start:start + CHUNK_DOMAINS]
-            judged = [assess(ledger, n) for n in chunk] if {"overview", "health"} & set(kinds) \
+            judged = [assess(window_scores, n) for n in chunk] if {"overview", "health"} & set(kinds) \
                 else []
             if "overview" in kinds:
                 assessed.extend(judged)
-            docs = domain_docs(ledger, now, kinds, chunk, judged)
+            docs = domain_docs(window_scores, now, kinds, chunk, judged)
             written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False))
-        docs = org_docs(ledger, now, kinds, assessed, history)
+        docs = org_docs(window_scores, now, kinds, assessed, history)
         if cache is not None:
             docs[(day_totals.CACHE_KIND, "")] = cache
         written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False))
@@ -103,27 +103,27 @@ def refresh_one(org_id: str, kind: str, variant: str, now: datetime, *,
                                                     report_address), None
         else:
             facts, cache, _ = facts_module.read(org_id, now.date(), report_address)
-    ledger = Ledger(facts)
-    history = _history(org_id, ledger) if kind == "history" else None
-    docs = {(kind, variant): body(ledger, kind, variant, now, history_rows=history)}
+    window_scores = WindowScores(facts)
+    history = _history(org_id, window_scores) if kind == "history" else None
+    docs = {(kind, variant): body(window_scores, kind, variant, now, history_rows=history)}
     if cache is not None:
         docs[(day_totals.CACHE_KIND, "")] = cache
     return snapshots.put_many(org_id, docs, now, stamp_kinds=False)[(kind, variant)]
 
 
-def body(ledger: Ledger, kind: str, variant: str, now: datetime, *, assessment=None,
+def body(window_scores: WindowScores, kind: str, variant: str, now: datetime, *, assessment=None,
          assessed=None, history_rows=None):
     """The body of one (kind, variant), the one place a kind is mapped to what computes it.
     assessment: the domain's health assessment, assessed: every domain's (overview), when
     already made; history_rows: the rows a history body shows."""
     if kind == "overview":
-        return overview_doc(ledger, assessed)
+        return overview_doc(window_scores, assessed)
     if kind == "compliance":
-        return compliance_doc(ledger, variant or None)
+        return compliance_doc(window_scores, variant or None)
     if kind == "trends":
-        return _trends(ledger.facts, variant)
+        return _trends(window_scores.facts, variant)
     if kind == "health":
-        return health_doc(ledger, variant, now, assessment)
+        return health_doc(window_scores, variant, now, assessment)
     if kind == "history":
         return dumps([history_point(r) for r in history_rows])
     raise ValueError(f"no served kind {kind!r}")
@@ -138,44 +138,44 @@ def _trends(facts, name: str = "") -> bytes:
     return dumps(trend_points(merged, last_day(facts.today, merged), TREND_DAYS))
 
 
-def domain_docs(ledger: Ledger, now: datetime, kinds, names, assessed) -> dict:
+def domain_docs(window_scores: WindowScores, now: datetime, kinds, names, assessed) -> dict:
     """The per-domain bodies of `kinds` for `names`, keyed (kind, name); `assessed` holds
     their assessments when health is among the kinds."""
     docs = {}
     for kind in ("compliance", "trends"):
         if kind in kinds:
-            docs.update(((kind, n), body(ledger, kind, n, now)) for n in names)
+            docs.update(((kind, n), body(window_scores, kind, n, now)) for n in names)
     if "health" in kinds:
         for a in assessed:
-            if ledger.facts.domains[a.name].monitored:
-                docs[("health", a.name)] = body(ledger, "health", a.name, now, assessment=a)
+            if window_scores.facts.domains[a.name].monitored:
+                docs[("health", a.name)] = body(window_scores, "health", a.name, now, assessment=a)
     return docs
 
 
-def org_docs(ledger: Ledger, now: datetime, kinds, assessed, history_rows=None) -> dict:
+def org_docs(window_scores: WindowScores, now: datetime, kinds, assessed, history_rows=None) -> dict:
     """The organization-wide bodies of `kinds`, keyed (kind, ""); series kinds as bytes."""
     docs = {}
     for kind in ("overview", "compliance", "trends"):
         if kind in kinds:
-            docs[(kind, "")] = body(ledger, kind, "", now, assessed=assessed)
+            docs[(kind, "")] = body(window_scores, kind, "", now, assessed=assessed)
     if history_rows is not None:
-        docs[("history", "")] = body(ledger, "history", "", now, history_rows=history_rows)
+        docs[("history", "")] = body(window_scores, "history", "", now, history_rows=history_rows)
     return docs
 
 
-def _history(org_id: str, ledger: Ledger) -> list[dict]:
+def _history(org_id: str, window_scores: WindowScores) -> list[dict]:
     """Fill the days with reports that have no history row yet, keep today's row current,
     and return the last year's rows oldest first."""
-    today = ledger.facts.today
+    today = window_scores.facts.today
     first = today - timedelta(days=TREND_DAYS - 1)
     have = {stored_date(d) for (d,) in ScoreHistory.select(ScoreHistory.day)
             .where(ScoreHistory.org == org_id, ScoreHistory.day >= first).tuples()}
-    rows = [history_row(ledger, day) for day in backfill_days(ledger, first) if day not in have]
+    rows = [history_row(window_scores, day) for day in backfill_days(window_scores, first) if day not in have]
     save_history(org_id, [r for r in rows if r is not None], replace=False)
     # The last day's row kept current: today once today has messages, else yesterday's (its
     # late reports still arrive), so the history never ends on a day not yet reported.
-    end = last_day(today, *(d.days for d in ledger.facts.domains.values()))
-    save_history(org_id, [r for r in [history_row(ledger, end)] if r is not None], replace=True)
+    end = last_day(today, *(d.days for d in window_scores.facts.domains.values()))
+    save_history(org_id, [r for r in [history_row(window_scores, end)] if r is not None], replace=True)
     query = (ScoreHistory.select().where(ScoreHistory.org == org_id, ScoreHistory.day >= first)
              .order_by(ScoreHistory.day))
     return [{"day": stored_date(h.day), "score": h.score, "grade": h.grade,
@@ -208,7 +208,7 @@ def record_day(org_id: str, day: date, now: datetime, report_address: str = "") 
     """Write the final history row of a finished day (the daily job); False without data."""
     with db.atomic():
         facts, _, _ = facts_module.read(org_id, now.date(), report_address)
-    row = history_row(Ledger(facts), day)
+    row = history_row(WindowScores(facts), day)
     if row is not None:
         save_history(org_id, [row], replace=True)
     return row is not None

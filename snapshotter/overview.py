@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from rules.grades import health_state, policy_name, whole
-from rules.scores import Ledger
+from rules.scores import WindowScores
 from rules.snapshot_facts import Item
 from snapshotter.dns import published_policy
 from snapshotter.health import Assessment, assess
@@ -48,12 +48,12 @@ def summary(items: list[Item]) -> dict:
     return {"total_pending": counts["high"] + counts["medium"] + counts["low"], **counts}
 
 
-def overview_doc(ledger: Ledger, assessments: list[Assessment] | None = None) -> dict:
+def overview_doc(window_scores: WindowScores, assessments: list[Assessment] | None = None) -> dict:
     """The /dashboard/overview body (figures of the scoring window; has_data is all-time)."""
-    facts = ledger.facts
+    facts = window_scores.facts
     assessments = sorted(assessments if assessments is not None
-                         else [assess(ledger, n) for n in facts.domains], key=card_order)
-    org = ledger.org()
+                         else [assess(window_scores, n) for n in facts.domains], key=card_order)
+    org = window_scores.org()
     needing = [a for a in assessments if needs_attention(a)]
     worst = needing[0].name if needing else None
     org_health = {

@@ -1,4 +1,6 @@
-"""The 17 event types: label, severity and whether a channel may be sent them (deliverable).
+"""The event types, each defined once: label, severity, whether a channel may be sent it
+(deliverable), when it clears, and whether it expires. /enums, the outbox, the messages, the
+snapshotter's expiry and docs/alerts.md's table (checked by a test) all read this table.
 
 Here rather than in webapp/: the /enums document shows them, and the outbox (store/outbox.py)
 and the messages it sends (notify/) need the same table without importing the web layer.
@@ -7,30 +9,61 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# (code, label, severity, deliverable): the deliverable ones can be pushed to email, a
-# webhook or a chat channel; the others surface in the app only.
-ALERT_TYPES = [
-    ("new_sender", "New sending source", "info", True),
-    ("unauthorized_sender", "Unauthorized sender", "critical", True),
-    ("compliance_drop", "Compliance dropped", "warning", True),
-    ("policy_changed", "DMARC policy changed", "info", True),
-    ("dns_record_missing", "DNS record missing", "critical", True),
-    ("dns_record_invalid", "DNS record invalid", "critical", True),
-    ("spf_lookup_limit", "SPF lookup limit exceeded", "warning", True),
-    ("verification_lost", "Verification lost", "warning", True),
-    ("blocklisted_source", "Source on a blocklist", "warning", True),
-    ("no_reports", "No reports received", "warning", True),
-    ("auto_domain_cap", "Reports for new domains refused", "warning", True),
-    ("tls_failures", "TLS delivery failures", "warning", True),
-    ("conflicting_copy", "Conflicting copy of a report", "warning", True),
-    ("unauthenticated_reports", "Reports refused: not signed by their reporter", "warning", True),
-    ("weak_dkim_key", "Weak DKIM key", "warning", False),
-    ("report_parse_warnings", "Report parsed with warnings", "info", False),
-    ("quota_near_cap", "API quota nearly spent", "warning", False),
-]
-LABELS = {code: label for code, label, _, _ in ALERT_TYPES}
-SEVERITY = {code: severity for code, _, severity, _ in ALERT_TYPES}   # raising looks it up
-DELIVERABLE = tuple(code for code, _, _, deliverable in ALERT_TYPES if deliverable)
+
+@dataclass(frozen=True)
+class EventType:
+    """One event type. Deliverable ones can be pushed to e-mail, a webhook or a chat channel;
+    the others surface in the app only. An expiring one is cleared 7 days after it was raised
+    (snapshotter/alerts.py), whatever else holds."""
+    code: str
+    label: str
+    severity: str
+    deliverable: bool
+    clears: str
+    expires: bool = False
+
+
+ALERT_TYPES = (
+    EventType("new_sender", "New sending source", "info", True,
+              "Never by itself: acknowledge it once handled."),
+    EventType("unauthorized_sender", "Unauthorized sender", "critical", True,
+              "No source sending as the domain is classified `unauthorized`."),
+    EventType("compliance_drop", "Compliance dropped", "warning", True,
+              "The drop no longer holds, or either span has too few messages to say."),
+    EventType("policy_changed", "DMARC policy changed", "info", True,
+              "7 days after it was raised (news, not a fault).", expires=True),
+    EventType("dns_record_missing", "DNS record missing", "critical", True,
+              "The record's kind is `ok` or `warning` again."),
+    EventType("dns_record_invalid", "DNS record invalid", "critical", True,
+              "The record's kind is `ok` or `warning` again."),
+    EventType("spf_lookup_limit", "SPF lookup limit exceeded", "warning", True,
+              "SPF needs 10 lookups or fewer."),
+    EventType("verification_lost", "Verification lost", "warning", True,
+              "The domain is verified again."),
+    EventType("blocklisted_source", "Source on a blocklist", "warning", True,
+              "The source's blocklist status is `clean`: every zone answered and none lists it."),
+    EventType("no_reports", "No reports received", "warning", True, "The next report."),
+    EventType("auto_domain_cap", "Reports for new domains refused", "warning", True,
+              "Never by itself: acknowledge it once handled."),
+    EventType("tls_failures", "TLS delivery failures", "warning", True,
+              "A later day is back under 5% with no new result type, or no TLS report day is "
+              "recent."),
+    EventType("conflicting_copy", "Conflicting copy of a report", "warning", True,
+              "Never by itself: acknowledge it once handled."),
+    EventType("unauthenticated_reports", "Reports refused: not signed by their reporter",
+              "warning", True, "Never by itself: acknowledge it once handled."),
+    EventType("weak_dkim_key", "Weak DKIM key", "warning", False,
+              "No RSA key under 2048 bits is among the selectors found."),
+    EventType("report_parse_warnings", "Report parsed with warnings", "info", False,
+              "A newer report from that reporter parses clean, or 7 days after it was raised.",
+              expires=True),
+    EventType("quota_near_cap", "API quota nearly spent", "warning", False,
+              "The hour has ended (the scheduler's `hour` job closes it)."),
+)
+LABELS = {t.code: t.label for t in ALERT_TYPES}
+SEVERITY = {t.code: t.severity for t in ALERT_TYPES}   # raising looks it up
+DELIVERABLE = tuple(t.code for t in ALERT_TYPES if t.deliverable)
+EXPIRING = tuple(t.code for t in ALERT_TYPES if t.expires)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ written with peewee; CompiledRows for a multi-row insert or upsert written with 
 of marks repeated per row count); statement(), insert_rows and rows_among for the ingest writes
 and IN lists peewee builds value by value, where only the models' table and column names,
 quoted, enter the text with a `?` per value that this module writes itself; and every statement
-written by hand (the metering upserts, the key look-up, SQLite's report stamp) in `:name` marks,
+written by hand (the metering upserts, the key look-up, SQLite's report version) in `:name` marks,
 which run_named() and Prepared turn into positional ones once. What it costs: a statement's text
 is only ever built from names and marks, never from a value.
 """

@@ -236,7 +236,7 @@ class DomainDay(BaseModel):
     policy_as_of = BigIntegerField(default=0)  # date_end of the report the policy came from
 
     class Meta:
-        # (org, reports) covers SUM(reports): the stamp that moves with every stored report.
+        # (org, reports) covers SUM(reports): the version that moves with every stored report.
         indexes = ((("org", "domain", "day"), True), (("org", "day"), False),
                    (("org", "reports"), False))
 

@@ -1,4 +1,4 @@
-"""Read queries the API pages over (domains, statistics, sources, the report stamp); the
+"""Read queries the API pages over (domains, statistics, sources, the report version); the
 report list and detail are in store/report_queries.py. Every query is scoped to one organization."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from store.compiled import run_named
 from store.models import DailyRollup, Domain, DomainDay, Source
 
 
-def report_stamp(org_id: str) -> int:
+def report_version(org_id: str) -> int:
     """A number that moves whenever a report is stored for the org (nothing deletes reports);
-    0 until the first. The key of every remembered total (webapp/memo.py)."""
+    0 until the first. The key of every remembered total (webapp/answer_cache.py)."""
     if is_postgres():
         # Concurrent transactions commit in any order: a sum moves with each of them.
         return int(DomainDay.select(fn.SUM(DomainDay.reports))

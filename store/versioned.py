@@ -2,7 +2,7 @@
 
 What it buys: the API key, the snapshot and the monitored check of a request need no query
 when an earlier request of the same worker read them at the same store version, and the
-snapshot lane (webapp/snapshot_lane.py) answers from them without Flask (bench/mechanisms.py,
+snapshot fast path (webapp/snapshot_fast_path.py) answers from them without Flask (bench/mechanisms.py,
 "caches").
 
 What it costs to keep correct: nothing kept may outlive a write. SQLite says so for free:

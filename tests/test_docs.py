@@ -67,3 +67,19 @@ def test_no_page_or_help_sends_the_reader_to_a_readme_table_or_list_it_lacks():
         assert not re.search(r"README's (table|list)", text), page
     help_text = CliRunner().invoke(main, ["member", "add", "--help"]).stdout
     assert "see README" not in help_text and "analyst" in help_text
+
+
+def test_the_operations_guide_lists_the_job_tables_jobs():
+    from jobs.table import JOBS
+    text = (ROOT / "docs" / "operations.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \| ([^|]+) \|$", text, re.MULTILINE)
+    assert rows == [(job.name, job.when, job.what) for job in JOBS]
+
+
+def test_the_alerts_guide_lists_every_event_type_as_defined():
+    from store.alert_types import ALERT_TYPES
+    text = (ROOT / "docs" / "alerts.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \| (\w+) \| (yes|no) \| ([^|]+) \|$", text,
+                      re.MULTILINE)
+    assert rows == [(t.code, t.label, t.severity, "yes" if t.deliverable else "no", t.clears)
+                    for t in ALERT_TYPES]

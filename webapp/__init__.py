@@ -14,13 +14,13 @@ from store.clock import utcnow
 from store.encoding import dumps, loads
 from store.migrations import UnknownSchema, applied_versions, latest_version, refuse_unknown
 from webapp import (answer_headers, catalog, connections, dashboard, docs, domains, enums,
-                    errors, events, gatekeeper, health, instruments, metrics, openapi, probes,
-                    quota, reports, scores, sources, statistics, tls_reports, top_sources, trends,
-                    usage)
+                    errors, events, health, instruments, metrics, openapi, probes, quota,
+                    reports, request_checks, scores, sources, statistics, tls_reports,
+                    top_sources, trends, usage)
 from webapp import pages
 from webapp.auth import Authenticator
 from webapp.request_log import RequestLog
-from webapp.snapshot_lane import SnapshotLane
+from webapp.snapshot_fast_path import SnapshotFastPath
 
 # One blueprint per resource, served under the base path.
 RESOURCES = (reports.bp, tls_reports.bp, domains.bp, statistics.bp, top_sources.bp, sources.bp,
@@ -81,7 +81,7 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     errors.register(app)
 
     connections.register(app, database)
-    app.before_request(gatekeeper.gatekeep)
+    app.before_request(request_checks.check_request)
     app.after_request(quota.add_headers)
     app.after_request(answer_headers.add)
 
@@ -99,7 +99,7 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
         app.register_blueprint(metrics.bp)
         metrics.enable(app, config)
         routes = instruments.Routes(app.url_map)
-    app.wsgi_app = RequestLog(SnapshotLane(app, database, base), routes)
+    app.wsgi_app = RequestLog(SnapshotFastPath(app, database, base), routes)
     if config.proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
         n = config.proxies

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit, urlunsplit
 from flask import Blueprint, Response, current_app
 
 from store.encoding import dumps
-from webapp.gatekeeper import public
+from webapp.request_checks import public
 
 bp = Blueprint("catalog", __name__)   # served at the site root (webapp/__init__.py)
 PATH = "/.well-known/api-catalog"

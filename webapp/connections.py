@@ -11,7 +11,7 @@ from store.versioned import data_version
 
 
 def open_for_request(app: Flask, ctx) -> None:
-    """The gatekeeper's first step: the request's connection (ctx is flask.g)."""
+    """The request checks' first step: the request's connection (ctx is flask.g)."""
     app.extensions["rua.connections"](ctx)
 
 

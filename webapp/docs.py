@@ -11,7 +11,7 @@ import pathlib
 import flask_swagger_ui
 from flask import Blueprint, Response, abort, current_app, request
 
-from webapp.gatekeeper import public
+from webapp.request_checks import public
 
 bp = Blueprint("docs", __name__)
 PAGE = pathlib.Path(__file__).with_name("docs_page")

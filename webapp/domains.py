@@ -6,7 +6,7 @@ from flask import Blueprint, g, request
 from store import queries, tls_queries
 from webapp import params
 from webapp.auth import requires
-from webapp.memo import remember
+from webapp.answer_cache import remember
 from webapp.paging import envelope
 
 bp = Blueprint("domains", __name__)
@@ -43,7 +43,7 @@ def index():
     page = params.page(request.args)
     body = envelope("domains", queries.domain_page(org_id), page)
     counts = remember(("report_counts",), org_id, lambda: queries.report_counts(org_id))
-    # Not remembered: the memo's stamp moves with DMARC reports only, and TlsDay is small.
+    # Not remembered: the answer cache's version moves with DMARC reports only, and TlsDay is small.
     tls = tls_queries.report_counts(org_id)
     body["domains"] = [domain_shape(row, counts.get(row.name, 0), tls.get(row.name, 0))
                        for row in body["domains"]]

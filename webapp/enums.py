@@ -70,8 +70,8 @@ def catalog() -> dict:
            for name, entries in _CATEGORIES.items()}
     doc["tls_result_type"] = [{"code": c, "label": label, "severity": "warning"}
                               for c, (label, _) in RESULT_TYPES.items()]
-    doc["alert_type"] = [{"code": c, "label": l, "severity": s, "deliverable": d}
-                         for c, l, s, d in ALERT_TYPES]
+    doc["alert_type"] = [{"code": t.code, "label": t.label, "severity": t.severity,
+                          "deliverable": t.deliverable} for t in ALERT_TYPES]
     return doc
 
 

@@ -30,7 +30,7 @@ class Routes:
     """Names a request by the template of the rule that serves it (`/api/v1/reports/<id>`).
 
     The names of recent paths are kept (a bounded cache): matching a path against every rule
-    costs more than the snapshot lane's whole answer, and most requests repeat a path."""
+    costs more than the snapshot fast path's whole answer, and most requests repeat a path."""
 
     def __init__(self, url_map, remembered: int = 4096):
         self.url_map = url_map
@@ -68,5 +68,5 @@ def timed(route: str, seconds: float) -> None:
 
 
 def refused(code: str) -> None:
-    """A 429 was answered (webapp/errors.py renders every one, snapshot lane's included)."""
+    """A 429 was answered (webapp/errors.py renders every one, snapshot fast path's included)."""
     REFUSALS.labels(code).inc()

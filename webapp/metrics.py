@@ -17,7 +17,7 @@ from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 
 from webapp import instruments
 from webapp.errors import error_response
-from webapp.gatekeeper import public
+from webapp.request_checks import public
 from webapp.store_metrics import StoreCollector
 
 bp = Blueprint("metrics", __name__)

@@ -8,7 +8,7 @@ import pathlib
 from flask import Blueprint, Response, current_app, request
 
 from store.encoding import dumps
-from webapp.gatekeeper import public
+from webapp.request_checks import public
 
 bp = Blueprint("openapi", __name__)
 DOCUMENT = pathlib.Path(__file__).with_name("openapi.json")

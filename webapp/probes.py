@@ -14,7 +14,7 @@ from store import db, job_runs
 from store.encoding import dumps
 from store.migrations import current_version, latest_version
 from webapp.errors import UNAVAILABLE
-from webapp.gatekeeper import public
+from webapp.request_checks import public
 
 bp = Blueprint("probes", __name__)   # served at the site root (webapp/__init__.py)
 PATHS = ("/healthz", "/readyz")

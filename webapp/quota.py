@@ -112,7 +112,7 @@ def route_kind(rule: str) -> tuple[bool, bool]:
 
 
 def gate(ctx, principal, now: datetime, *, heavy: bool, counted: bool) -> None:
-    """The gatekeeper's step after authentication: meter, then refuse with 429 if spent."""
+    """The request checks' step after authentication: meter, then refuse with 429 if spent."""
     ctx.quota = verdict = meter(principal, now, heavy=heavy, counted=counted)
     error = refusal(verdict)
     if error is not None:

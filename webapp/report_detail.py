@@ -68,19 +68,19 @@ def _record(r: RecordRow) -> dict:
 
 
 class _Explained:
-    """A record's evidence; records of one sender and outcome share it (a bounded memo)."""
+    """A record's evidence; records of one sender and outcome share it (a bounded cache)."""
     KEPT = 256
 
     def __init__(self):
-        self.memo: dict = {}
+        self.kept: dict = {}
 
     def __call__(self, r: RecordRow) -> dict:
         key = (r.dkim, r.spf, r.reasons, r.auth_dkim, r.auth_spf, r.alignment, r.sender)
-        found = self.memo.get(key)
+        found = self.kept.get(key)
         if found is None:
-            if len(self.memo) >= self.KEPT:
-                self.memo.clear()
-            found = self.memo[key] = _evidence(*key)
+            if len(self.kept) >= self.KEPT:
+                self.kept.clear()
+            found = self.kept[key] = _evidence(*key)
         return found
 
 

@@ -12,7 +12,7 @@ from webapp import params
 from webapp.auth import requires
 from webapp.connections import streamed
 from webapp.errors import ApiError
-from webapp.memo import remember, stamp
+from webapp.answer_cache import remember, report_version
 from webapp.paging import envelope
 from webapp.report_detail import detail_chunks
 from webapp.responses import csv_download, json_download, with_more
@@ -79,7 +79,8 @@ def index():
         return with_more(answer, page, _total(org_id, wanted))
     body = envelope("reports", None, page, report_summary, count=lambda: _total(org_id, wanted),
                     rows=lambda p: queries.report_rows(org_id, wanted, p.limit, p.offset))
-    body["has_any"] = body["total"] > 0 or stamp(org_id) > 0     # the stamp is 0 before any report
+    # The report version is 0 before any report.
+    body["has_any"] = body["total"] > 0 or report_version(org_id) > 0
     return body
 
 

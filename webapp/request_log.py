@@ -34,7 +34,7 @@ def request_id(environ) -> str:
 
 
 class RequestLog:
-    """WSGI middleware around the whole app (snapshot lane included). With `routes` (RUA_METRICS
+    """WSGI middleware around the whole app (snapshot fast path included). With `routes` (RUA_METRICS
     on), each request is also counted by its route template (webapp/instruments.py)."""
 
     def __init__(self, app, routes: instruments.Routes | None = None):

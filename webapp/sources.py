@@ -8,7 +8,7 @@ from store.addresses import canonical_ip
 from webapp import params
 from webapp.auth import requires
 from webapp.errors import ApiError
-from webapp.memo import remember
+from webapp.answer_cache import remember
 from webapp.paging import envelope
 from rules.rates import rate
 

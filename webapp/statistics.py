@@ -7,7 +7,7 @@ from rules.rates import rate
 from store import queries
 from webapp import params
 from webapp.auth import requires
-from webapp.memo import remember
+from webapp.answer_cache import remember
 
 bp = Blueprint("statistics", __name__)
 

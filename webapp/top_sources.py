@@ -6,7 +6,7 @@ from flask import Blueprint, g, request
 from store import queries
 from webapp import params
 from webapp.auth import requires
-from webapp.memo import remember
+from webapp.answer_cache import remember
 from webapp.paging import window
 from webapp.responses import csv_download, with_more
 
@@ -32,7 +32,7 @@ def index():
     args, org_id = request.args, g.principal.org_id
     domain = params.optional_domain(args)
     page = params.page(args, default=10)
-    # All sources are aggregated once per stamp (a GROUP BY over the rollups); pages slice them.
+    # All sources are aggregated once per report version (a GROUP BY over the rollups); pages slice them.
     every = remember(("top_sources", domain), org_id, lambda: queries.top_sources(org_id, domain))
     body = window("sources", every, page)
     services = queries.source_services(org_id, [row[0] for row in body["sources"]])

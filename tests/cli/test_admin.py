@@ -211,11 +211,21 @@ def test_member_add_stores_the_address_in_lower_case_with_its_role(rua):
     assert ok(rua("member", "list", org.id)) == [f"{member.id}  ana@example.com  analyst"]
 
 
+def test_member_add_stores_an_idn_domain_in_its_ascii_form_and_finds_it_by_either(rua):
+    org = make_org("Acme")
+    ok(rua("member", "add", "Acme", "ana@straße.de", "--role", "viewer"))
+    assert Member.get(Member.org == org).email == "ana@xn--strae-oqa.de"
+    assert_refused(rua("member", "add", "Acme", "ANA@straße.de", "--role", "viewer"),
+                   "already a member of Acme")
+
+
 @pytest.mark.parametrize("args, fragment", [
     (("Acme", "ana@example.com", "--role", "viewer"), "already a member of Acme"),
     (("Acme", "ANA@example.com", "--role", "viewer"), "already a member of Acme"),
     (("Acme", "bob@example.com", "--role", "king"), "unknown role 'king'"),
     (("Acme", "not-an-address", "--role", "viewer"), "not an e-mail address"),
+    (("Acme", "a..b@example.com", "--role", "viewer"), "not an e-mail address"),
+    (("Acme", "rua@localhost", "--role", "viewer"), "not an e-mail address"),
     (("Nobody", "bob@example.com", "--role", "viewer"), "no organization 'Nobody'"),
 ])
 def test_member_add_refuses_bad_input(rua, args, fragment):

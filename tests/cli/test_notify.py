@@ -92,6 +92,8 @@ def test_types_are_deliverable_codes(rua, acme):
 
 def test_add_email_checks_the_address_and_notes_a_missing_smtp_setting(rua, acme):
     assert_refused(rua("notify", "add", "Acme", "email", "ops"), "is not an e-mail address")
+    assert_refused(rua("notify", "add", "Acme", "email", "a..b@example.com"),
+                   "is not an e-mail address")
     result = rua("notify", "add", "Acme", "email", "ops@example.com")
     assert ok(result)[0].startswith("added email channel")
     assert "RUA_SMTP_URL is not set" in result.stderr and "whsec_" not in result.stdout

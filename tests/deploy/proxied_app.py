@@ -5,7 +5,7 @@ so this route (outside the API's path, needing no key) answers them as Flask com
 """
 from flask import jsonify, request
 
-from webapp.gatekeeper import public
+from webapp.request_checks import public
 from wsgi import app
 
 

@@ -1,7 +1,7 @@
-"""deploy/crontab.example: every line run as cron runs it, against a throwaway store."""
+"""deploy/crontab.example: one line per job of jobs/table.py, each run as cron runs it, against
+a throwaway store."""
 from __future__ import annotations
 
-import fcntl
 import pathlib
 import re
 import subprocess
@@ -9,7 +9,8 @@ from datetime import timedelta
 
 import pytest
 
-from store import snapshots
+from jobs.table import JOBS
+from store import locks, snapshots
 from store.clock import utcnow
 from store.models import Organization, Record
 from tests.factories import make_domain, make_org
@@ -42,11 +43,24 @@ def command_of(word: str) -> str:
     return command
 
 
+def line_of(job) -> tuple[list[str], str]:
+    """The crontab line of a job: `rua scheduler --once JOB` on the job's cron schedule, a job
+    that needs a setting guarded by a test that one of them is set."""
+    run = f".venv/bin/rua scheduler --once {job.name} >> $STATE_DIR/jobs.log 2>&1"
+    if job.needs:
+        unset = "".join(f"$RUA_{field.upper()}" for field in job.needs)
+        run = f'{{ [ -z "{unset}" ] || {run}; }}'
+    return job.cron.split(), f"cd $APP_DIR && set -a && . $ENV_FILE && set +a && {run}"
+
+
+def test_the_lines_are_the_job_tables_jobs_in_its_order():
+    assert parse()[1] == [line_of(job) for job in JOBS]
+
+
 def test_the_schedules_are_valid_and_commands_avoid_crons_percent_sign():
     variables, jobs = parse()
     assert set(variables) == {"SHELL", "APP_DIR", "STATE_DIR", "ENV_FILE"}
     assert not any(name.startswith("RUA_") for name in variables)   # rua would refuse them
-    assert len(jobs) == 9
     for fields, command in jobs:
         for field, (low, high) in zip(fields, RANGES):
             assert FIELD.match(field), field
@@ -76,28 +90,26 @@ def cron(database, config, tmp_path):
     return run
 
 
-@pytest.mark.parametrize("word", ["rua snapshot >>", "rua snapshot --all", "rua snapshot --daily"])
-def test_each_snapshot_line_refreshes_and_logs(cron, word):
+@pytest.mark.parametrize("job", ["dirty", "health", "daily"])
+def test_each_snapshot_line_refreshes_and_logs(cron, job):
     org = make_org("Acme")
     report_on(org, "example.com", TODAY, [{"count": 3}])
-    result = cron(command_of(word))
+    result = cron(command_of(f"--once {job} "))
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
-    log = (cron.state / "snapshot.log").read_text()
-    assert "snapshots: refreshed" in log or "refreshed" in log, log
-    assert "Traceback" not in log and "error" not in log.lower()
-    assert snapshots.get(org.id, "overview") is not None
-    assert Organization.get_by_id(org.id).dirty_since is None
+    log = (cron.state / "jobs.log").read_text()
+    assert log.strip().endswith(f"job {job} done"), log
+    assert "Traceback" not in log
+    assert snapshots.get(org.id, "health", "example.com") is not None
 
 
-def test_a_line_whose_previous_run_still_holds_its_lock_does_nothing(cron):
+def test_a_line_whose_previous_run_still_holds_its_lock_skips(cron):
     org = make_org("Acme")
     report_on(org, "example.com", TODAY, [{"count": 3}])
-    command = command_of("rua snapshot >>")
-    lock = re.search(r"flock -n \$STATE_DIR/(\S+)", command).group(1)
-    with open(cron.state / lock, "w") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        result = cron(command)
-    assert result.returncode == 1 and (cron.state / "snapshot.log").read_text() == ""
+    with locks.exclusive("job.dirty", str(cron.state)) as held:
+        assert held
+        result = cron(command_of("--once dirty "))
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "job dirty skipped" in (cron.state / "jobs.log").read_text()
     assert snapshots.get(org.id, "overview") is None
 
 
@@ -120,9 +132,9 @@ def test_the_prune_line_deletes_records_past_the_retention_and_logs(cron):
 
 
 def test_the_fetch_line_does_nothing_without_a_mailbox(cron):
-    result = cron(command_of("fetch imap"))
+    result = cron(command_of("--once fetch"))
     assert (result.returncode, result.stderr) == (0, "")
-    assert not (cron.state / "fetch.log").exists()
+    assert not (cron.state / "jobs.log").exists()
 
 
 def test_the_fetch_line_fetches_files_and_refreshes(cron, imap_server,  # noqa: F811
@@ -131,10 +143,10 @@ def test_the_fetch_line_fetches_files_and_refreshes(cron, imap_server,  # noqa: 
     make_domain(org, "example.com")
     box = Box(imap_server, monkeypatch, tmp_path)
     box.append(report_mail("r-1"))
-    result = cron(command_of("fetch imap"), **box.settings)
+    result = cron(command_of("--once fetch"), **box.settings)
     assert (result.returncode, result.stderr) == (0, "")
-    log = (cron.state / "fetch.log").read_text()
-    assert log.startswith(f"stored     {box.inbox};UID=1 (1 report") and "refreshed" in log
+    log = (cron.state / "jobs.log").read_text()
+    assert log.strip().endswith("job fetch done") and "Traceback" not in log, log
     assert box.subjects(box.done) == ["Report r-1"]
     assert snapshots.get(org.id, "overview") is not None
 

@@ -34,8 +34,8 @@ def server(config, database, tmp_path):
         yield base
 
 
-# /dashboard/overview is answered by the snapshot lane once a worker knows the key and the
-# snapshot (webapp/snapshot_lane.py), /enums always by Flask: the count is exact on both paths and mixed.
+# /dashboard/overview is answered by the snapshot fast path once a worker knows the key and the
+# snapshot (webapp/snapshot_fast_path.py), /enums always by Flask: the count is exact on both paths and mixed.
 @pytest.mark.slow
 @pytest.mark.parametrize("path", ["/enums", "/dashboard/overview"])
 def test_1100_concurrent_requests_on_a_quota_of_1000_allow_exactly_1000(server, path):

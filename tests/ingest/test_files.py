@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from ingest.files import iter_documents
-from ingest.model import Document, Refused
+from ingest.model import Document, RefusedInput
 from tests.ingest import xmlbuild as xb
 
 LIMIT = 1 << 20
@@ -66,7 +66,7 @@ def test_a_zip_yields_each_member_and_skips_directories_and_macos_entries(tmp_pa
 def test_one_bad_member_never_stops_the_rest(tmp_path):
     (tmp_path / "mixed.zip").write_bytes(xb.zipped({"a.xml": XML, "b.gz": b"\x1f\x8bbroken", "c.xml": XML}))
     results = found(tmp_path / "mixed.zip")
-    assert [type(r) for r in results] == [Document, Refused, Document]
+    assert [type(r) for r in results] == [Document, RefusedInput, Document]
     assert "b.gz" in results[1].reason and "gzip" in results[1].reason
 
 
@@ -89,7 +89,7 @@ def test_stdin_is_read_when_the_path_is_a_dash(monkeypatch):
 def test_stdin_beyond_the_cap_is_refused(monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(XML)))
     [refused] = found("-", max_bytes=100)
-    assert isinstance(refused, Refused) and "limit" in refused.reason
+    assert isinstance(refused, RefusedInput) and "limit" in refused.reason
 
 
 @pytest.mark.parametrize("name, data, reason", [
@@ -105,11 +105,11 @@ def test_stdin_beyond_the_cap_is_refused(monkeypatch):
 def test_an_unreadable_file_is_refused_with_a_reason_naming_it(tmp_path, name, data, reason):
     (tmp_path / name).write_bytes(data)
     [refused] = found(tmp_path / name)
-    assert isinstance(refused, Refused)
+    assert isinstance(refused, RefusedInput)
     assert reason in refused.reason and refused.reason.startswith(str(tmp_path / name))
     assert "\n" not in refused.reason
 
 
 def test_a_missing_path_is_refused_not_raised(tmp_path):
     [refused] = found(tmp_path / "nowhere.xml")
-    assert isinstance(refused, Refused) and "cannot read" in refused.reason
+    assert isinstance(refused, RefusedInput) and "cannot read" in refused.reason

@@ -11,7 +11,7 @@ import zlib
 import pytest
 
 from ingest.files import iter_documents
-from ingest.model import Document, Refused, ReportError
+from ingest.model import Document, RefusedInput, ReportError
 from ingest.xml_report import parse
 from tests.ingest import xmlbuild as xb
 
@@ -101,7 +101,7 @@ def test_a_gzip_bomb_is_refused_at_the_cap_with_little_memory(tmp_path):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert isinstance(refused, Refused) and "limit" in refused.reason
+    assert isinstance(refused, RefusedInput) and "limit" in refused.reason
     assert peak < 8 * MB
 
 
@@ -118,7 +118,7 @@ def test_a_zip_bomb_is_refused_at_the_cap_with_little_memory(tmp_path):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert isinstance(refused, Refused) and "limit" in refused.reason and "report.xml" in refused.reason
+    assert isinstance(refused, RefusedInput) and "limit" in refused.reason and "report.xml" in refused.reason
     assert peak < 8 * MB
 
 
@@ -132,7 +132,7 @@ def test_archives_nested_deeper_than_the_limit_are_refused(tmp_path, layers, rea
     if readable:
         assert isinstance(result, Document)
     else:
-        assert isinstance(result, Refused) and "nested more than 4 levels" in result.reason
+        assert isinstance(result, RefusedInput) and "nested more than 4 levels" in result.reason
 
 
 @pytest.mark.parametrize("data, reason", [
@@ -144,7 +144,7 @@ def test_archives_nested_deeper_than_the_limit_are_refused(tmp_path, layers, rea
 def test_broken_bytes_are_refused_in_one_line(tmp_path, data, reason):
     (tmp_path / "broken").write_bytes(data)
     [refused] = found(tmp_path / "broken")
-    assert isinstance(refused, Refused) and reason in refused.reason and "\n" not in refused.reason
+    assert isinstance(refused, RefusedInput) and reason in refused.reason and "\n" not in refused.reason
 
 
 LARGE_SCRIPT = textwrap.dedent("""

@@ -6,7 +6,7 @@ import pytest
 
 from ingest.archives import Budget, BudgetSpent
 from ingest.files import iter_documents
-from ingest.model import Document, Refused
+from ingest.model import Document, RefusedInput
 from ingest.pipeline import ingest_paths
 from store.models import Report
 from tests.factories import make_domain, make_org
@@ -19,7 +19,7 @@ def documents(path, **limits):
     items = list(iter_documents(str(path), max_bytes=limits.pop("max_bytes", MB), max_depth=4,
                                 **limits))
     return ([i for i in items if isinstance(i, Document)],
-            [i.reason for i in items if isinstance(i, Refused)])
+            [i.reason for i in items if isinstance(i, RefusedInput)])
 
 
 def nested_zeros(size: int) -> bytes:

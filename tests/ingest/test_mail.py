@@ -4,7 +4,7 @@ import base64
 import pytest
 
 from ingest.files import iter_documents
-from ingest.model import Document, Refused
+from ingest.model import Document, RefusedInput
 from tests.ingest import xmlbuild as xb
 
 XML = xb.report_bytes()
@@ -53,7 +53,7 @@ def test_an_inline_xml_body_is_read_but_an_html_body_is_not_a_report(tmp_path):
     assert contents(found(tmp_path / "inline.eml")) == [XML]
     (tmp_path / "html.eml").write_bytes(xb.mail({}, body="<html><body>Hello</body></html>"))
     [refused] = found(tmp_path / "html.eml")
-    assert isinstance(refused, Refused) and refused.reason.endswith("no DMARC or TLS report attachment found")
+    assert isinstance(refused, RefusedInput) and refused.reason.endswith("no DMARC or TLS report attachment found")
 
 
 def test_a_broken_preview_header_with_an_unfolded_name_line_still_yields_the_attachment(tmp_path):
@@ -78,7 +78,7 @@ def test_an_attachment_marked_as_an_archive_that_is_not_one_is_refused_by_name(t
     (tmp_path / "bad.eml").write_bytes(xb.mail({"r.zip": (b"\x00garbage\x01" * 20, "application/zip"),
                                                 "s.xml.gz": (xb.gzipped(XML), "application/gzip")}))
     refused, document = found(tmp_path / "bad.eml")
-    assert isinstance(refused, Refused) and "r.zip" in refused.reason
+    assert isinstance(refused, RefusedInput) and "r.zip" in refused.reason
     assert contents([document]) == [XML]
 
 

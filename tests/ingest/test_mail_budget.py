@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ingest.deadline import Deadline
+from ingest.deadline import MessageDeadline
 from ingest.files import iter_documents
 from ingest.mail import (MAX_HEADER_BYTES, MAX_PARAMETERS, MessageRefused, mbox_messages,
                          message_parts)
@@ -108,11 +108,11 @@ def test_the_empty_parts_message_stays_within_a_bound_of_its_size(tmp_path):
 
 def test_a_deadline_refuses_records_once_passed():
     now = [0.0]
-    deadline = Deadline(10, clock=lambda: now[0])
+    deadline = MessageDeadline(10, clock=lambda: now[0])
     records = deadline.watch(iter(range(1000)))
     assert next(records) == 0 and not deadline.passed()
     now[0] = 10.0
     spent = r"its 10-second budget is spent \(RUA_MAX_MESSAGE_SECONDS\)"
     with pytest.raises(ReportError, match=spent):
         list(records)
-    assert Deadline(0, clock=time.monotonic).passed()
+    assert MessageDeadline(0, clock=time.monotonic).passed()

@@ -5,7 +5,7 @@ import pytest
 
 from ingest import xml_report
 from ingest.files import iter_documents
-from ingest.model import Document, Refused
+from ingest.model import Document, RefusedInput
 from ingest.storing import store_report
 from store.models import Record
 from ingest.xml_report import parse
@@ -103,7 +103,7 @@ def test_every_corpus_document_reads_the_same_either_way(corpus_dir, monkeypatch
             if not path.is_file():
                 continue
             for item in iter_documents(str(path), max_bytes=50 * MB, max_depth=3):
-                if not isinstance(item, Refused):
+                if not isinstance(item, RefusedInput):
                     first, repaired = both_ways(item, monkeypatch)
                     assert first == repaired, item.origin
                     compared += 1

@@ -8,7 +8,7 @@ import pytest
 
 from ingest.caps import Caps
 from ingest.commits import Group
-from ingest.deadline import Deadline
+from ingest.deadline import MessageDeadline
 from ingest.model import Document, ReportError
 from ingest.pipeline import FileResult, _ingest_one
 from ingest.tls_report import MAX_WARNINGS, parse
@@ -137,7 +137,7 @@ def test_a_tls_report_parsed_past_the_message_budget_is_refused(database, config
     make_domain(make_org("Acme"), "example.com")
     data = tb.report_bytes()
     ticks = iter([0] + [10] * 10)       # the deadline is set at 0 and has passed once parsed
-    budget = Deadline(5, clock=lambda: next(ticks))
+    budget = MessageDeadline(5, clock=lambda: next(ticks))
     item = Document("r.json", lambda: io.BytesIO(data), kind="tlsrpt")
     result = FileResult("r.json")
     assert _ingest_one(item, result, None, config, Group(), DomainCaps.of(config),

@@ -6,7 +6,7 @@ import pytest
 
 from ingest import xml_quick_records
 from ingest.files import iter_documents
-from ingest.model import Document, Refused, ReportError
+from ingest.model import Document, RefusedInput, ReportError
 from ingest.xml_report import parse
 from tests.ingest import xmlbuild as xb
 from tests.ingest.test_xml_report import WARNINGS
@@ -103,7 +103,7 @@ def test_every_corpus_file_reads_the_same_either_way(corpus_dir, monkeypatch):
         if not path.is_file():
             continue
         for item in iter_documents(str(path), max_bytes=50 * 2**20, max_depth=3):
-            if isinstance(item, Refused):
+            if isinstance(item, RefusedInput):
                 continue
             quick, careful = both_ways(item, monkeypatch)
             assert quick == careful, item.origin

@@ -78,22 +78,3 @@ def test_ingest_with_snapshot_refreshes_what_it_touched_right_after(rua, tmp_pat
         assert "snapshots: refreshed 1 organization(s)" in result.stdout
         assert snapshots.get(org.id, "compliance", "example.com") is not None
 
-
-def test_scheduler_once_runs_one_job_under_its_lock_for_cron(rua, config):
-    from store import locks
-    dirty = make_org()
-    report_on(dirty, "example.com", TODAY, [{"count": 3}])
-    with locks.exclusive("job.dirty", config.lock_dir) as held:
-        assert held
-        busy = rua("scheduler", "--once", "dirty")
-    assert busy.exit_code == 0 and "skipped" in busy.stdout
-    assert snapshots.get(dirty.id, "overview") is None
-    result = rua("scheduler", "--once", "dirty")
-    assert result.exit_code == 0 and "job dirty done" in result.stdout, result.output
-    assert snapshots.get(dirty.id, "overview") is not None
-
-
-def test_scheduler_once_names_the_jobs_when_given_an_unknown_one(rua):
-    result = rua("scheduler", "--once", "nightly")
-    assert result.exit_code == 2
-    assert "no job 'nightly'" in result.output and "dns, sources, notify" in result.output

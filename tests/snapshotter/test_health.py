@@ -3,7 +3,7 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
-from rules.scores import Ledger
+from rules.scores import WindowScores
 from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, TopSender, SpanTally
 from snapshotter import dns
 from snapshotter.health import health_doc, health_score
@@ -13,11 +13,11 @@ NOW = datetime(2026, 3, 31, 12, 0, 0)
 ALL_OK = {k: {"status": "ok", "details": "Fine."} for k in dns.KINDS}
 
 
-def ledger(name="example.com", days=None, policy=PublishedPolicy("reject"), **fields):
-    days = {TODAY: SpanTally(100, 100, 100, 100, reports=1)} if days is None else days
+def window_scores(name="example.com", days=None, policy=PublishedPolicy("reject"), **fields):
+    days = {TODAY: SpanTally(messages=100, compliant=100, spf=100, dkim=100, reports=1)} if days is None else days
     d = DomainFacts(name, days=days, policies=[(TODAY, policy)] if days else [],
                     last_report_day=max(days) if days else None, **fields)
-    return Ledger(OrgFacts(today=TODAY, domains={name: d}))
+    return WindowScores(OrgFacts(today=TODAY, domains={name: d}))
 
 
 @pytest.mark.parametrize("compliance, dns_score, expected", [
@@ -40,20 +40,20 @@ def test_dns_score_gives_dmarc_40_spf_30_dkim_30_and_leaves_unknown_out(statuses
 
 
 def test_every_dns_kind_is_unknown_and_says_so_until_the_domain_is_checked():
-    doc = health_doc(ledger(), "example.com", NOW)
+    doc = health_doc(window_scores(), "example.com", NOW)
     assert set(doc["dns"]) == {"dmarc", "spf", "dkim", "mta_sts", "tls_rpt", "bimi", "dane"}
     for entry in doc["dns"].values():
         assert entry["status"] == "unknown" and "not been checked yet" in entry["details"]
 
 
 def test_empty_state_never_claims_health_before_dns_is_checked():
-    doc = health_doc(ledger(), "example.com", NOW)
+    doc = health_doc(window_scores(), "example.com", NOW)
     assert doc["action_items"] == [] and doc["empty_state"]["healthy"] is False
     assert "not been checked" in doc["empty_state"]["message"]
 
 
 def test_empty_state_is_healthy_when_dns_checks_out_and_the_score_is_secure():
-    doc = health_doc(ledger(dns=ALL_OK), "example.com", NOW)
+    doc = health_doc(window_scores(dns=ALL_OK), "example.com", NOW)
     assert doc["empty_state"]["healthy"] is True and doc["overall_score"] == 100
 
 
@@ -61,7 +61,7 @@ def test_dns_gaps_become_action_items_most_urgent_first_and_empty_state_goes_awa
     checks = dict(ALL_OK, bimi={"status": "warning", "details": "No logo."},
                   dmarc={"status": "error", "details": "Publish a DMARC record."})
     event = Item("new_sender", "medium", "New sender 192.0.2.9", "Check it.", "/sources/x")
-    doc = health_doc(ledger(dns=checks, items=[event]), "example.com", NOW)
+    doc = health_doc(window_scores(dns=checks, items=[event]), "example.com", NOW)
     assert [i["type"] for i in doc["action_items"]] == ["dns_dmarc", "new_sender", "dns_bimi"]
     assert doc["action_items"][0]["severity"] == "high"
     assert doc["action_items"][1]["cta_url"] == "/sources/x"
@@ -73,10 +73,10 @@ def test_a_dns_event_the_gap_item_already_says_is_shown_once_as_the_dns_item():
                   tls_rpt={"status": "error", "details": "Fix rua=."})
     spf = Item("dns_record_missing", "high", "SPF missing", "Publish SPF.", record_kind="spf")
     tls = Item("dns_record_invalid", "high", "TLS-RPT invalid", "Fix rua=.", record_kind="tls_rpt")
-    doc = health_doc(ledger(dns=checks, items=[spf, tls]), "example.com", NOW)
+    doc = health_doc(window_scores(dns=checks, items=[spf, tls]), "example.com", NOW)
     assert [i["type"] for i in doc["action_items"]] == ["dns_spf", "dns_record_invalid"]
     # DNS could not tell this time: the open event is the last word, so it is shown.
-    doc = health_doc(ledger(dns=dict(ALL_OK, spf={"status": "unknown", "details": "?"}),
+    doc = health_doc(window_scores(dns=dict(ALL_OK, spf={"status": "unknown", "details": "?"}),
                             items=[spf]), "example.com", NOW)
     assert [i["type"] for i in doc["action_items"]] == ["dns_record_missing"]
 
@@ -94,7 +94,7 @@ def test_a_dns_events_record_kind_comes_from_its_type_or_key(type_, key, kind):
 
 
 def test_empty_state_is_not_healthy_while_any_record_is_in_error():
-    doc = health_doc(ledger(dns=dict(ALL_OK, dane={"status": "error", "details": "Bad TLSA."})),
+    doc = health_doc(window_scores(dns=dict(ALL_OK, dane={"status": "error", "details": "Bad TLSA."})),
                      "example.com", NOW)
     assert doc["action_items"] == [] and doc["empty_state"]["healthy"] is False
 
@@ -102,7 +102,7 @@ def test_empty_state_is_not_healthy_while_any_record_is_in_error():
 def test_health_fields_follow_the_contract():
     senders = [TopSender("192.0.2.1", 90, 90, 10, "Example Mail", "example-mail", "example-mail"),
                TopSender("192.0.2.2", 10, 0, 10)]
-    doc = health_doc(ledger(senders=senders), "example.com", NOW)
+    doc = health_doc(window_scores(senders=senders), "example.com", NOW)
     assert doc["last_report_date"] == TODAY and doc["total_messages"] == 100
     assert doc["compliance"] == {"rate": 100.0, "spf_pass": 100.0, "dkim_pass": 100.0, "policy": "reject"}
     assert doc["top_senders"][0] == {"ip": "192.0.2.1", "count": 90, "spf_result": "pass",
@@ -115,24 +115,24 @@ def test_health_fields_follow_the_contract():
 
 
 def test_before_the_first_report_grade_is_na_and_policy_comes_from_dns_when_known():
-    doc = health_doc(ledger(days={}, dns={"dmarc": {"status": "ok", "details": "", "policy": "quarantine"}}),
+    doc = health_doc(window_scores(days={}, dns={"dmarc": {"status": "ok", "details": "", "policy": "quarantine"}}),
                      "example.com", NOW)
     assert doc["grade"] == "N/A" and doc["overall_score"] == 0 and doc["last_report_date"] is None
     assert doc["compliance"]["policy"] == "quarantine"
     assert "No DMARC reports" in doc["verdict"] and doc["empty_state"]["healthy"] is False
-    assert health_doc(ledger(days={}), "example.com", NOW)["compliance"]["policy"] == "none"
+    assert health_doc(window_scores(days={}), "example.com", NOW)["compliance"]["policy"] == "none"
 
 
 def test_a_score_of_96_99_is_graded_a_and_shown_rounded_half_up_as_97():
-    days = {TODAY - timedelta(days=1): SpanTally(10000, 9699, 9699, 9699, reports=1)}
-    doc = health_doc(ledger(days=days, policy=PublishedPolicy("reject", 97)), "example.com", NOW)
+    days = {TODAY - timedelta(days=1): SpanTally(messages=10000, compliant=9699, spf=9699, dkim=9699, reports=1)}
+    doc = health_doc(window_scores(days=days, policy=PublishedPolicy("reject", 97)), "example.com", NOW)
     assert (doc["overall_score"], doc["grade"]) == (97, "A")
 
 
 def test_the_verified_rate_is_the_share_of_messages_verified_reports_account_for():
-    doc = health_doc(ledger(verified_messages=25), "example.com", datetime(2024, 1, 1))
+    doc = health_doc(window_scores(verified_messages=25), "example.com", datetime(2024, 1, 1))
     assert doc["verified_rate"] == 25.0         # of the window's 100 messages
-    assert health_doc(ledger(days={}), "example.com", datetime(2024, 1, 1))["verified_rate"] is None
+    assert health_doc(window_scores(days={}), "example.com", datetime(2024, 1, 1))["verified_rate"] is None
 
 
 def test_facts_count_the_messages_of_verified_reports_in_the_window(database):
@@ -149,5 +149,5 @@ def test_facts_count_the_messages_of_verified_reports_in_the_window(database):
     make_report(org, records=[{"count": 20}], report_id="file")
     found = facts.read_domain(org.id, "example.com", today)
     assert found.domains["example.com"].verified_messages == 30
-    doc = health_doc(Ledger(found), "example.com", utcnow())
+    doc = health_doc(WindowScores(found), "example.com", utcnow())
     assert (doc["total_messages"], doc["verified_rate"]) == (100, 30.0)

@@ -1,7 +1,7 @@
 """The overview from plain facts: org_health, cards worst first, action item counts, verdicts."""
 from datetime import date
 
-from rules.scores import Ledger
+from rules.scores import WindowScores
 from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, SpanTally
 from snapshotter.overview import overview_doc
 from snapshotter.verdicts import domain_verdict, org_verdict
@@ -16,7 +16,7 @@ def domain(name, tally=None, policy=PublishedPolicy("reject"), **fields):
 
 
 def overview(*domains, **fields):
-    return overview_doc(Ledger(OrgFacts(today=TODAY, domains={d.name: d for d in domains}, **fields)))
+    return overview_doc(WindowScores(OrgFacts(today=TODAY, domains={d.name: d for d in domains}, **fields)))
 
 
 def test_an_organization_without_reports_has_no_data_and_says_how_to_start():
@@ -39,9 +39,9 @@ def test_an_archive_older_than_the_window_has_no_data_in_it_but_says_its_latest_
 
 
 def test_cards_come_worst_score_first_and_domains_without_reports_last():
-    doc = overview(domain("good.example", SpanTally(10, 10, 10, 10)),
+    doc = overview(domain("good.example", SpanTally(messages=10, compliant=10, spf=10, dkim=10)),
                    domain("quiet.example"),
-                   domain("bad.example", SpanTally(10, 2, 2, 2), PublishedPolicy("none")))
+                   domain("bad.example", SpanTally(messages=10, compliant=2, spf=2, dkim=2), PublishedPolicy("none")))
     assert [c["domain"] for c in doc["domain_cards"]] == ["bad.example", "good.example", "quiet.example"]
     assert doc["org_health"]["total_domains"] == 3      # as many as the cards
     assert doc["org_health"]["domains_needing_attention"] == 1
@@ -51,7 +51,7 @@ def test_cards_come_worst_score_first_and_domains_without_reports_last():
 def test_card_fields_policy_inheritance_forwarded_and_top_issue():
     items = [Item("new_sender", "low", "New sender", "Look."),
              Item("dns_dmarc", "high", "DMARC record missing", "Publish one.")]
-    doc = overview(domain("a.example", SpanTally(10, 5, 5, 5, forwarded=3), PublishedPolicy("bogus"),
+    doc = overview(domain("a.example", SpanTally(messages=10, compliant=5, spf=5, dkim=5, forwarded=3), PublishedPolicy("bogus"),
                           inherited_from="example.org", items=items),
                    org_items=[Item("quota_near_cap", "medium", "Quota", "Slow down.")], unique_ips=7)
     card = doc["domain_cards"][0]
@@ -78,15 +78,15 @@ def test_a_card_before_any_report_shows_the_policy_dns_publishes_and_its_dns_gap
 
 
 def test_verdicts_say_what_to_do_next():
-    ledger = Ledger(OrgFacts(today=TODAY, domains={d.name: d for d in [
-        domain("none.example", SpanTally(100, 99, 99, 99), PublishedPolicy("none")),
-        domain("test.example", SpanTally(100, 99, 99, 99), PublishedPolicy("reject", testing="y")),
-        domain("pct.example", SpanTally(100, 99, 99, 99), PublishedPolicy("reject", 50)),
-        domain("q.example", SpanTally(100, 99, 99, 99), PublishedPolicy("quarantine")),
-        domain("spf.example", SpanTally(100, 99, 50, 99), PublishedPolicy("reject")),
-        domain("ok.example", SpanTally(100, 99, 99, 99), PublishedPolicy("reject")),
-        domain("low.example", SpanTally(100, 50, 50, 50), PublishedPolicy("reject"))]}))
-    said = {n: domain_verdict(n, ledger.domain(n)) for n in ledger.facts.domains}
+    window_scores = WindowScores(OrgFacts(today=TODAY, domains={d.name: d for d in [
+        domain("none.example", SpanTally(messages=100, compliant=99, spf=99, dkim=99), PublishedPolicy("none")),
+        domain("test.example", SpanTally(messages=100, compliant=99, spf=99, dkim=99), PublishedPolicy("reject", testing="y")),
+        domain("pct.example", SpanTally(messages=100, compliant=99, spf=99, dkim=99), PublishedPolicy("reject", 50)),
+        domain("q.example", SpanTally(messages=100, compliant=99, spf=99, dkim=99), PublishedPolicy("quarantine")),
+        domain("spf.example", SpanTally(messages=100, compliant=99, spf=50, dkim=99), PublishedPolicy("reject")),
+        domain("ok.example", SpanTally(messages=100, compliant=99, spf=99, dkim=99), PublishedPolicy("reject")),
+        domain("low.example", SpanTally(messages=100, compliant=50, spf=50, dkim=50), PublishedPolicy("reject"))]}))
+    said = {n: domain_verdict(n, window_scores.domain(n)) for n in window_scores.facts.domains}
     assert "Move to p=quarantine" in said["none.example"]
     assert "Remove t=y" in said["test.example"]
     assert "Raise pct to 100" in said["pct.example"]
@@ -94,4 +94,4 @@ def test_verdicts_say_what_to_do_next():
     assert "aligned SPF pass" in said["spf.example"]
     assert "well protected" in said["ok.example"]
     assert "Only 50%" in said["low.example"]
-    assert "All 7 domains" not in org_verdict(ledger.org(), 7, 1, "low.example")
+    assert "All 7 domains" not in org_verdict(window_scores.org(), 7, 1, "low.example")

@@ -14,7 +14,7 @@ END = date(2026, 3, 31)
 
 
 def test_trend_points_are_one_per_day_oldest_first_with_zero_filled_days():
-    points = trend_points({END - timedelta(days=1): SpanTally(10, 7, reports=2)}, END, 3)
+    points = trend_points({END - timedelta(days=1): SpanTally(messages=10, compliant=7, reports=2)}, END, 3)
     assert [p["date"] for p in points] == [date(2026, 3, 29), date(2026, 3, 30), END]
     assert points[1] == {"date": date(2026, 3, 30), "total_messages": 10, "compliant_messages": 7,
                          "failed_messages": 3, "reports": 2, "compliance_rate": 70.0}
@@ -22,24 +22,24 @@ def test_trend_points_are_one_per_day_oldest_first_with_zero_filled_days():
 
 
 def test_days_before_the_series_are_left_out():
-    points = trend_points({END - timedelta(days=5): SpanTally(10, 10)}, END, 5)
+    points = trend_points({END - timedelta(days=5): SpanTally(messages=10, compliant=10)}, END, 5)
     assert sum(p["total_messages"] for p in points) == 0
 
 
 def test_merged_days_add_domains_together():
-    merged = merge_days([{END: SpanTally(1, 1)}, {END: SpanTally(2, 0)}, {END - timedelta(days=1): SpanTally(5)}])
-    assert merged[END] == SpanTally(3, 1) and merged[END - timedelta(days=1)] == SpanTally(5)
+    merged = merge_days([{END: SpanTally(messages=1, compliant=1)}, {END: SpanTally(messages=2, compliant=0)}, {END - timedelta(days=1): SpanTally(messages=5)}])
+    assert merged[END] == SpanTally(messages=3, compliant=1) and merged[END - timedelta(days=1)] == SpanTally(messages=5)
 
 
 def test_sparkline_points_carry_date_rate_and_messages():
-    assert sparkline({END: SpanTally(4, 1)}, END, 2) == [
+    assert sparkline({END: SpanTally(messages=4, compliant=1)}, END, 2) == [
         {"date": END - timedelta(days=1), "compliance_rate": 0.0, "total_messages": 0},
         {"date": END, "compliance_rate": 25.0, "total_messages": 4}]
 
 
 @pytest.mark.parametrize("count", [1, 2, 30, 365, 400])
 def test_last_n_points_of_the_stored_series_parse_as_the_same_points(count):
-    points = trend_points({END - timedelta(days=i): SpanTally(i, i // 2, reports=1) for i in range(50)}, END, 365)
+    points = trend_points({END - timedelta(days=i): SpanTally(messages=i, compliant=i // 2, reports=1) for i in range(50)}, END, 365)
     body = series.envelope(min(count, 365), series.last(dumps(points), count))
     doc = orjson.loads(body)
     assert doc["days"] == min(count, 365)
@@ -61,10 +61,10 @@ def test_history_slice_keeps_points_on_or_after_the_first_day():
 
 def test_a_series_ends_yesterday_until_today_holds_reported_messages():
     yesterday = END - timedelta(days=1)
-    days = {yesterday: SpanTally(10, 10, reports=1)}
+    days = {yesterday: SpanTally(messages=10, compliant=10, reports=1)}
     assert last_day(END, days) == yesterday and last_day(END) == yesterday
-    assert last_day(END, {END: SpanTally(0, 0, reports=1)}, days) == yesterday
-    assert last_day(END, days, {END: SpanTally(3, 3, reports=1)}) == END
+    assert last_day(END, {END: SpanTally(messages=0, compliant=0, reports=1)}, days) == yesterday
+    assert last_day(END, days, {END: SpanTally(messages=3, compliant=3, reports=1)}) == END
 
 
 def test_the_stored_trends_and_sparkline_have_no_zero_point_for_today(database):

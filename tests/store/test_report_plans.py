@@ -87,7 +87,7 @@ def test_a_to_date_bounds_the_walk_over_date_end(database):
     assert re.search(r"date_end ?<", walked.seeks) and not walked.sorts, walked
 
 
-def test_the_stamp_reads_only_an_index(database):
+def test_the_report_version_reads_only_an_index(database):
     if not isinstance(database, SqliteDatabase):
         # Postgres reads only the index where the visibility map says its pages are all
         # visible, as autovacuum keeps them; the suite's deletes have just unset it.

@@ -51,7 +51,7 @@ def key(org):
     return make_key(org, scope="read", role="owner")[1]
 
 
-# The gatekeeper's fixed statements: metering's and the key look-up (with its last_used_at).
+# The request checks' fixed statements: metering's and the key look-up (with its last_used_at).
 METERING = re.compile(r'\b(INTO|UPDATE|FROM) "?(usage|api_key)\b|^SET LOCAL |\brua_(admit|key_by_digest)\b')
 
 

@@ -76,7 +76,7 @@ def test_the_domain_list_runs_a_bounded_number_of_queries(client, org, key, coun
     get(client, "/enums", key)                       # the key is known and touched
     before = count_queries.count
     get(client, "/domains?limit=10", key)
-    assert count_queries.count - before <= 5         # page, total, stamp, counts, TLS counts
+    assert count_queries.count - before <= 5         # page, total, version, counts, TLS counts
     before = count_queries.count
     get(client, "/domains?limit=10", key)
     assert count_queries.count - before <= 4         # the DMARC counts are remembered

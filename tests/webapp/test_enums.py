@@ -2,17 +2,13 @@
 from __future__ import annotations
 
 from rules.authenticity import AUTHENTICITIES
+from store.alert_types import ALERT_TYPES
 from tests.webapp.helpers import get
 
 CATEGORIES = {"verification_state", "alert_type", "alert_severity", "action_item_severity",
               "reputation_status", "dmarc_policy", "health_state", "grade", "tls_result_type",
               "authenticity"}
 SEVERITIES = {"neutral", "success", "info", "warning", "critical"}
-DELIVERABLE = {"new_sender", "unauthorized_sender", "compliance_drop", "policy_changed",
-               "dns_record_missing", "dns_record_invalid", "spf_lookup_limit", "verification_lost",
-               "blocklisted_source", "no_reports", "auto_domain_cap", "tls_failures",
-               "conflicting_copy", "unauthenticated_reports"}
-IN_APP_ONLY = {"weak_dkim_key", "report_parse_warnings", "quota_near_cap"}
 
 
 def _codes(body, category):
@@ -50,10 +46,10 @@ def test_the_values_are_those_the_responses_use(client, key):
     assert _codes(body, "grade") == ["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "N/A"]
 
 
-def test_alert_types_say_which_can_be_pushed(client, key):
+def test_alert_types_are_the_type_tables_and_say_which_can_be_pushed(client, key):
     body = get(client, "/enums", key).get_json()
-    deliverable = {e["code"]: e["deliverable"] for e in body["alert_type"]}
-    assert deliverable == {**dict.fromkeys(DELIVERABLE, True), **dict.fromkeys(IN_APP_ONLY, False)}
+    assert body["alert_type"] == [{"code": t.code, "label": t.label, "severity": t.severity,
+                                   "deliverable": t.deliverable} for t in ALERT_TYPES]
 
 
 def test_authenticity_lists_every_value_reports_carry(client, key):

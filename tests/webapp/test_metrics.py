@@ -101,7 +101,7 @@ def test_requests_are_counted_by_route_template_and_status_not_by_raw_path(meter
     assert not any("01J0000" in dict(labels).get("route", "") for _, labels in after)
 
 
-def test_answers_of_the_snapshot_lane_below_flask_are_counted_by_their_route(metered, clock,
+def test_answers_of_the_snapshot_fast_path_below_flask_are_counted_by_their_route(metered, clock,
                                                                           config):
     if not config.is_sqlite:
         pytest.skip("on Postgres every request takes the Flask path")
@@ -123,7 +123,7 @@ def test_answers_of_the_snapshot_lane_below_flask_are_counted_by_their_route(met
     after = value(scrape(metered), "rua_http_requests_total", route=route, status="200")
     assert after - before == 4
     flask.request_started.disconnect(receiver, metered.application)
-    assert handled.count(route) < 4     # the lane answered some of them below Flask
+    assert handled.count(route) < 4     # the fast path answered some of them below Flask
 
 
 def test_quota_refusals_are_counted_by_code(metered, clock):

@@ -262,10 +262,10 @@ def test_the_report_list_runs_a_bounded_number_of_queries(client, org, key, coun
                   "?domain=none", "?result=fail"):
         before = count_queries.count
         get(client, "/reports" + query, key)
-        assert count_queries.count - before <= 4, query     # stamp, domains, page, total
+        assert count_queries.count - before <= 4, query     # version, domains, page, total
         before = count_queries.count
         get(client, "/reports" + query, key)
-        assert count_queries.count - before <= 2, query     # stamp and page: the rest is remembered
+        assert count_queries.count - before <= 2, query     # version and page: the rest is remembered
 
 
 def test_a_report_stored_after_a_total_was_remembered_is_counted(client, org, key):

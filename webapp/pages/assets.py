@@ -7,7 +7,7 @@ import pathlib
 
 from flask import Response, abort, current_app, request
 
-from webapp.gatekeeper import public
+from webapp.request_checks import public
 from webapp.pages.site import bp
 
 FOLDER = pathlib.Path(__file__).with_name("static")

@@ -10,9 +10,9 @@ from store.encoding import loads
 from webapp import params
 from webapp.auth import requires
 from webapp.errors import ApiError
-from webapp.gatekeeper import public
+from webapp.request_checks import public
 from webapp.health import monitored
-from webapp.memo import remember
+from webapp.answer_cache import remember
 from webapp.pages import charts
 from webapp.pages.params import DNS_KINDS, chart_days, record_kind
 from webapp.pages.site import bp, page, render

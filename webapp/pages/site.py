@@ -7,7 +7,7 @@ from markupsafe import Markup, escape
 
 from store.clock import from_epoch
 from webapp import connections, quota
-from webapp.gatekeeper import public
+from webapp.request_checks import public
 from webapp.pages import sessions
 
 bp = Blueprint("pages", __name__, template_folder="templates")   # at the site root

@@ -1,9 +1,9 @@
-"""The snapshot lane: a stored snapshot answered below Flask when nothing about the request is
+"""The snapshot fast path: a stored snapshot answered below Flask when nothing about the request is
 unusual.
 
 What it buys: a snapshot answer is bytes already made, yet Flask's request machinery costs more
 than the key check, the metering and the bytes together (bench/mechanisms.py measures the
-routes with and without the lane). This WSGI layer answers a plain GET or HEAD of
+routes with and without the fast path). This WSGI layer answers a plain GET or HEAD of
 /dashboard/overview, /compliance-score or /domains/{domain}/health on SQLite, where the key, the
 snapshot and the domain's monitored check are usually kept in this worker from earlier requests
 at the same store version (store/versioned.py).
@@ -15,7 +15,7 @@ anything it cannot serve goes to Flask untouched, which then answers it from scr
 path or method, a query string, a condition header, a key refused, a missing permission, an
 unmonitored domain, a snapshot missing or stale, the store failing. Once it has metered it
 answers whatever happens, errors included (a refusal, storage failing), so the request counts
-once. tests/webapp/test_snapshot_lane.py compares the two paths. On Postgres the store's version
+once. tests/webapp/test_snapshot_fast_path.py compares the two paths. On Postgres the store's version
 is unknown, so every request takes the Flask path.
 """
 from __future__ import annotations
@@ -30,13 +30,13 @@ from webapp import answer_headers, connections, errors, health, params, quota, s
 from webapp.errors import ApiError
 from webapp.snapshot_answers import CONDITIONS
 
-# The view of each path the lane answers: their permissions and quota kinds are read from it.
+# The view of each path the fast path answers: their permissions and quota kinds are read from it.
 ENDPOINTS = {"overview": "dashboard.overview", "compliance": "scores.score",
              "health": "health.show"}
 
 
 class Route:
-    """One kind of snapshot the lane serves: the view's permission and the route's quota kind."""
+    """One kind of snapshot the fast path serves: the view's permission and the route's quota kind."""
 
     def __init__(self, app, kind: str):
         endpoint = ENDPOINTS[kind]
@@ -46,7 +46,7 @@ class Route:
         self.heavy, self.counted = quota.route_kind(rule)
 
 
-class SnapshotLane:
+class SnapshotFastPath:
     """WSGI middleware over Flask's wsgi_app (see the module's docstring)."""
 
     def __init__(self, app, database, base: str):

@@ -1,7 +1,7 @@
-"""The snapshot routes as a client sees them, answered with the snapshot lane and by Flask alone:
-every test runs both ways, so the lane must answer (status, body, headers, counts) exactly as
-Flask does. One test checks that the lane does answer: Flask's request_started signal, which
-the lane's own answers never fire.
+"""The snapshot routes as a client sees them, answered with the snapshot fast path and by Flask alone:
+every test runs both ways, so the fast path must answer (status, body, headers, counts) exactly as
+Flask does. One test checks that the fast path does answer: Flask's request_started signal, which
+the fast path's own answers never fire.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from store.plans import PLANS
 from tests.factories import make_key, make_org, make_usage
 from tests.snapshotter.reports import NOW, TODAY, report_on
 from tests.webapp.helpers import assert_error, get
-from webapp import snapshot_lane
+from webapp import snapshot_fast_path
 from webapp.request_log import RequestLog
 
 HOUR = to_epoch(NOW)                  # NOW is on the hour: an hour's whole 3600 s are left
@@ -38,9 +38,9 @@ def _sqlite_only(config):
         pytest.skip("on Postgres nothing is known, so every request takes the Flask path")
 
 
-@pytest.fixture(autouse=True, params=["with the lane", "Flask alone"])
-def lane(request, app):
-    """Each test runs as deployed and again with the lane taken out."""
+@pytest.fixture(autouse=True, params=["with the fast path", "Flask alone"])
+def fast_path(request, app):
+    """Each test runs as deployed and again with the fast path taken out."""
     if request.param == "Flask alone":
         app.wsgi_app = RequestLog(app.wsgi_app.app.flask_wsgi)
     return request.param
@@ -81,7 +81,7 @@ def used_key(org, role="owner", **fields):
 
 
 @pytest.fixture
-def lane_key(stored):
+def fast_path_key(stored):
     return used_key(stored)[1]
 
 
@@ -110,27 +110,27 @@ def other_connection(config):
 @pytest.mark.parametrize("plan", ["free", "team"])
 @pytest.mark.parametrize("path, heavy", [(OVERVIEW, False), (COMPLIANCE, False), (HEALTH, True)])
 def test_a_second_request_for_a_snapshot_is_answered_as_the_first_with_its_own_count(
-        client, lane_key, plan, path, heavy):
-    by_flask = get(client, path, lane_key)
-    by_lane = get(client, path, lane_key)
-    assert (by_flask.status_code, by_lane.status_code) == (200, 200)
-    assert by_lane.get_data() == by_flask.get_data() and len(by_lane.get_data()) > 0
-    assert sorted(by_lane.headers.keys()) == sorted(by_flask.headers.keys())
-    assert {h: by_lane.headers[h] for h in SAME} == {h: by_flask.headers[h] for h in SAME}
+        client, fast_path_key, plan, path, heavy):
+    by_flask = get(client, path, fast_path_key)
+    by_fast_path = get(client, path, fast_path_key)
+    assert (by_flask.status_code, by_fast_path.status_code) == (200, 200)
+    assert by_fast_path.get_data() == by_flask.get_data() and len(by_fast_path.get_data()) > 0
+    assert sorted(by_fast_path.headers.keys()) == sorted(by_flask.headers.keys())
+    assert {h: by_fast_path.headers[h] for h in SAME} == {h: by_flask.headers[h] for h in SAME}
     assert quota_of(by_flask) == quota_fields(plan, 1, 1 if heavy else None)
-    assert quota_of(by_lane) == quota_fields(plan, 2, 2 if heavy else None)
+    assert quota_of(by_fast_path) == quota_fields(plan, 2, 2 if heavy else None)
 
 
 def test_the_lane_answers_a_stored_fresh_snapshot_without_flask(
-        client, lane_key, flask_handled, lane):
-    if lane == "Flask alone":
+        client, fast_path_key, flask_handled, fast_path):
+    if fast_path == "Flask alone":
         pytest.skip("nothing answers below Flask")
-    assert [get(client, OVERVIEW, lane_key).status_code for _ in range(3)] == [200] * 3
+    assert [get(client, OVERVIEW, fast_path_key).status_code for _ in range(3)] == [200] * 3
     assert flask_handled == []
 
 
 def test_a_snapshot_not_stored_yet_is_computed_once_and_then_served(
-        client, clock, flask_handled, lane):
+        client, clock, flask_handled, fast_path):
     clock.now = NOW
     org = make_org(plan="team")
     report_on(org, "example.com", TODAY, [{"count": 8}])
@@ -140,8 +140,8 @@ def test_a_snapshot_not_stored_yet_is_computed_once_and_then_served(
     assert len({r.get_data() for r in responses}) == 1
     assert snapshots.get(org.id, "overview", "") is not None
     assert usage.hour_counts(org.id, HOUR) == (3, 0, 0)
-    # Flask computes it; after that write the lane serves it (Flask alone: all three).
-    assert len(flask_handled) == (1 if lane == "with the lane" else 3)
+    # Flask computes it; after that write the fast path serves it (Flask alone: all three).
+    assert len(flask_handled) == (1 if fast_path == "with the fast path" else 3)
 
 
 def test_a_key_used_for_the_first_time_records_its_use_and_is_answered(client, stored):
@@ -158,18 +158,18 @@ def test_an_uncapped_plan_gets_no_quota_headers_on_a_second_request(client, cloc
     org = make_org(plan="unlimited")
     jobs.refresh_org(org.id, NOW)
     _, key = used_key(org)
-    by_flask, by_lane = get(client, OVERVIEW, key), get(client, OVERVIEW, key)
-    assert by_lane.status_code == 200
+    by_flask, by_fast_path = get(client, OVERVIEW, key), get(client, OVERVIEW, key)
+    assert by_fast_path.status_code == 200
     every = sorted(SAME + ("X-Request-Id",))
-    assert sorted(by_lane.headers.keys()) == sorted(by_flask.headers.keys()) == every
+    assert sorted(by_fast_path.headers.keys()) == sorted(by_flask.headers.keys()) == every
     assert usage.hour_counts(org.id, HOUR) == (2, 0, 0)
 
 
 def test_requests_mixing_snapshot_routes_and_others_are_each_counted_once(
-        client, stored, lane_key):
+        client, stored, fast_path_key):
     paths = [OVERVIEW, OVERVIEW, "/enums", OVERVIEW, HEALTH, HEALTH, COMPLIANCE, COMPLIANCE,
              f"{COMPLIANCE}?domain=example.com", OVERVIEW, HEALTH]
-    remaining = [int(get(client, p, lane_key).headers["X-RateLimit-Remaining"]) for p in paths]
+    remaining = [int(get(client, p, fast_path_key).headers["X-RateLimit-Remaining"]) for p in paths]
     assert remaining == list(range(9999, 9999 - len(paths), -1))
     assert usage.hour_counts(stored.id, HOUR) == (len(paths), 0, 3)
 
@@ -183,9 +183,9 @@ def test_repeated_snapshot_requests_are_counted_for_their_key(client, stored):
     assert {k: v[:2] for k, v in counts.items()} == {first.id: (3, 0), second.id: (1, 0)}
 
 
-def test_a_head_request_is_answered_without_a_body(client, lane_key):
-    body = get(client, OVERVIEW, lane_key).get_data()
-    resp = client.head("/api/v1" + OVERVIEW, headers={"Authorization": f"Bearer {lane_key}"})
+def test_a_head_request_is_answered_without_a_body(client, fast_path_key):
+    body = get(client, OVERVIEW, fast_path_key).get_data()
+    resp = client.head("/api/v1" + OVERVIEW, headers={"Authorization": f"Bearer {fast_path_key}"})
     assert resp.status_code == 200 and resp.get_data() == b""
     assert resp.headers["Content-Length"] == str(len(body))
     assert resp.headers["X-RateLimit-Remaining"] == "9998"
@@ -195,23 +195,23 @@ def test_a_head_request_is_answered_without_a_body(client, lane_key):
     (COMPLIANCE, "?domain=example.com", "compliance", "example.com"),
     (OVERVIEW, "?fresh=1", "overview", "")])
 def test_a_request_with_a_query_string_gets_its_variant(
-        client, stored, lane_key, path, query, kind, variant):
-    assert [get(client, path, lane_key).status_code for _ in range(2)] == [200, 200]
-    resp = get(client, path + query, lane_key)
+        client, stored, fast_path_key, path, query, kind, variant):
+    assert [get(client, path, fast_path_key).status_code for _ in range(2)] == [200, 200]
+    resp = get(client, path + query, fast_path_key)
     assert resp.status_code == 200
     assert resp.get_data() == snapshots.get(stored.id, kind, variant).body
 
 
 def test_if_none_match_is_304_with_the_current_etag(
-        client, lane_key):
-    etag = get(client, OVERVIEW, lane_key).headers["ETag"]
-    resp = get(client, OVERVIEW, lane_key, **{"If-None-Match": etag})
+        client, fast_path_key):
+    etag = get(client, OVERVIEW, fast_path_key).headers["ETag"]
+    resp = get(client, OVERVIEW, fast_path_key, **{"If-None-Match": etag})
     assert (resp.status_code, resp.get_data(), resp.headers["ETag"]) == (304, b"", etag)
 
 
-def test_a_post_is_405(client, lane_key):
-    get(client, OVERVIEW, lane_key)
-    resp = client.post("/api/v1" + OVERVIEW, headers={"Authorization": f"Bearer {lane_key}"})
+def test_a_post_is_405(client, fast_path_key):
+    get(client, OVERVIEW, fast_path_key)
+    resp = client.post("/api/v1" + OVERVIEW, headers={"Authorization": f"Bearer {fast_path_key}"})
     assert (resp.status_code, resp.headers["Allow"]) == (405, "GET, HEAD")
 
 
@@ -219,8 +219,8 @@ def test_a_post_is_405(client, lane_key):
     (f"Bearer {keys.new_key()}", "invalid_key"), ("Bearer not-a-key", "malformed_key"),
     (None, "missing_key")])
 def test_an_unknown_malformed_or_missing_key_is_401_unmetered(
-        client, stored, lane_key, header, code):
-    get(client, OVERVIEW, lane_key)
+        client, stored, fast_path_key, header, code):
+    get(client, OVERVIEW, fast_path_key)
     headers = {} if header is None else {"Authorization": header}
     responses = [client.get("/api/v1" + OVERVIEW, headers=headers) for _ in range(2)]
     for resp in responses:
@@ -257,39 +257,39 @@ def test_a_known_key_that_has_expired_since_is_401_key_expired(
 
 @pytest.mark.parametrize("path, required", [(OVERVIEW, "analytics:read"), (HEALTH, "domain:read")])
 def test_a_key_whose_role_lacks_the_permission_is_403_and_metered_once(
-        client, stored, lane_key, path, required):
+        client, stored, fast_path_key, path, required):
     billing_row, billing = used_key(stored, role="billing")     # a write: made before the rest
-    get(client, path, lane_key)
-    get(client, path, lane_key)                 # the lane knows the snapshot
-    for _ in range(2):                          # the second time the lane holds the key too
+    get(client, path, fast_path_key)
+    get(client, path, fast_path_key)                 # the fast path knows the snapshot
+    for _ in range(2):                          # the second time the fast path holds the key too
         assert_error(get(client, path, billing), 403, "insufficient_permission", required=required)
     assert usage.per_key(stored.id, HOUR, HOUR)[billing_row.id][:2] == (2, 0)
     assert usage.hour_counts(stored.id, HOUR)[:2] == (4, 0)
 
 
-def test_a_health_domain_not_in_its_normal_form_gets_the_same_answer(client, lane_key):
-    body = get(client, HEALTH, lane_key).get_data()
-    get(client, HEALTH, lane_key)
-    resp = get(client, "/domains/Example.COM/health", lane_key)
+def test_a_health_domain_not_in_its_normal_form_gets_the_same_answer(client, fast_path_key):
+    body = get(client, HEALTH, fast_path_key).get_data()
+    get(client, HEALTH, fast_path_key)
+    resp = get(client, "/domains/Example.COM/health", fast_path_key)
     assert resp.status_code == 200 and resp.get_data() == body
 
 
 def test_an_unmonitored_domain_is_404_domain_not_monitored(
-        client, stored, lane_key):
-    get(client, HEALTH, lane_key)
+        client, stored, fast_path_key):
+    get(client, HEALTH, fast_path_key)
     for _ in range(2):
-        assert_error(get(client, "/domains/other.example/health", lane_key), 404,
+        assert_error(get(client, "/domains/other.example/health", fast_path_key), 404,
                      "domain_not_monitored")
     assert usage.hour_counts(stored.id, HOUR) == (3, 0, 3)
 
 
 def test_a_domain_removed_by_another_writer_is_404_on_the_next_request(
-        client, stored, lane_key, config):
-    assert [get(client, HEALTH, lane_key).status_code for _ in range(2)] == [200, 200]
+        client, stored, fast_path_key, config):
+    assert [get(client, HEALTH, fast_path_key).status_code for _ in range(2)] == [200, 200]
     other = other_connection(config)
     other.execute("DELETE FROM domain WHERE name = 'example.com'")
     other.close()
-    assert_error(get(client, HEALTH, lane_key), 404, "domain_not_monitored")
+    assert_error(get(client, HEALTH, fast_path_key), 404, "domain_not_monitored")
 
 
 @pytest.mark.parametrize("plan", ["free"])
@@ -298,10 +298,10 @@ def test_a_domain_removed_by_another_writer_is_404_on_the_next_request(
     (HEALTH, {"allowed": 100, "heavy": 58}, (102, 1, 60), "898",
      '"hourly";r=898;t=3600, "heavy";r=0;t=3600')])
 def test_a_snapshot_request_the_quota_refuses_is_429_counted_once(
-        client, stored, lane_key, path, spent, counts, remaining, rate_limit):
+        client, stored, fast_path_key, path, spent, counts, remaining, rate_limit):
     make_usage(stored, hour=HOUR, **spent)
-    assert [get(client, path, lane_key).status_code for _ in range(2)] == [200, 200]
-    refused = get(client, path, lane_key)
+    assert [get(client, path, fast_path_key).status_code for _ in range(2)] == [200, 200]
+    refused = get(client, path, fast_path_key)
     assert_error(refused, 429, "quota_exceeded")
     assert refused.headers["Retry-After"] == "3600"
     assert refused.headers["RateLimit"] == rate_limit
@@ -310,9 +310,9 @@ def test_a_snapshot_request_the_quota_refuses_is_429_counted_once(
 
 
 def test_an_abuse_refusal_of_a_snapshot_request_is_429_rate_limited_counted_once(
-        client, stored, lane_key):
-    assert {get(client, OVERVIEW, lane_key).status_code for _ in range(50)} == {200}
-    refused = get(client, OVERVIEW, lane_key)
+        client, stored, fast_path_key):
+    assert {get(client, OVERVIEW, fast_path_key).status_code for _ in range(50)} == {200}
+    refused = get(client, OVERVIEW, fast_path_key)
     assert_error(refused, 429, "rate_limited")
     assert refused.headers["Retry-After"] == "10"
     assert refused.headers["X-RateLimit-Remaining"] == "9950"
@@ -333,10 +333,10 @@ def _replace_elsewhere(org, config):
 
 @pytest.mark.parametrize("replace", [_refresh_here, _replace_elsewhere])
 def test_a_snapshot_replaced_by_another_writer_is_not_served_stale(
-        client, stored, lane_key, config, replace):
-    old = [get(client, OVERVIEW, lane_key) for _ in range(2)]
+        client, stored, fast_path_key, config, replace):
+    old = [get(client, OVERVIEW, fast_path_key) for _ in range(2)]
     replace(stored, config)
-    new = [get(client, OVERVIEW, lane_key) for _ in range(2)]
+    new = [get(client, OVERVIEW, fast_path_key) for _ in range(2)]
     assert old[0].headers["ETag"] == old[1].headers["ETag"] != new[0].headers["ETag"]
     assert new[0].headers["ETag"] == new[1].headers["ETag"]
     assert new[1].get_data() == new[0].get_data() != old[1].get_data()
@@ -345,39 +345,39 @@ def test_a_snapshot_replaced_by_another_writer_is_not_served_stale(
 @pytest.mark.slow
 @pytest.mark.parametrize("plan", ["free"])
 def test_storage_failing_after_a_snapshot_request_was_counted_is_503_and_counted_once(
-        client, stored, lane_key, config):
+        client, stored, fast_path_key, config):
     # 3 requests on top of 897: the third crosses into near_cap and writes its event, which
     # waits for a store held by another writer (ingest, the snapshotter) past the busy timeout.
     make_usage(stored, hour=HOUR, allowed=897)
-    assert [get(client, OVERVIEW, lane_key).status_code for _ in range(2)] == [200, 200]
+    assert [get(client, OVERVIEW, fast_path_key).status_code for _ in range(2)] == [200, 200]
     other = sqlite3.connect(config.database_url[len("sqlite:///"):], isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
     try:
-        resp = get(client, OVERVIEW, lane_key)
+        resp = get(client, OVERVIEW, fast_path_key)
     finally:
         other.execute("ROLLBACK")
         other.close()
     assert_error(resp, 503, "storage_unavailable")
     assert usage.hour_counts(stored.id, HOUR)[0] == 900
     # Once the other writer is gone, the next request is answered and counted.
-    assert get(client, OVERVIEW, lane_key).status_code == 200
+    assert get(client, OVERVIEW, fast_path_key).status_code == 200
     assert usage.hour_counts(stored.id, HOUR)[0] == 901
 
 
 def test_a_plan_that_no_longer_resolves_is_503_plan_unavailable(
-        client, lane_key, monkeypatch):
-    assert [get(client, OVERVIEW, lane_key).status_code for _ in range(2)] == [200, 200]
+        client, fast_path_key, monkeypatch):
+    assert [get(client, OVERVIEW, fast_path_key).status_code for _ in range(2)] == [200, 200]
     monkeypatch.delitem(PLANS, "team")        # no store write: what is known stays known
-    assert_error(get(client, OVERVIEW, lane_key), 503, "plan_unavailable")
+    assert_error(get(client, OVERVIEW, fast_path_key), 503, "plan_unavailable")
 
 
 def test_a_storage_error_in_the_lane_before_metering_still_answers_counted_once(
-        client, stored, lane_key, monkeypatch):
-    get(client, OVERVIEW, lane_key)
+        client, stored, fast_path_key, monkeypatch):
+    get(client, OVERVIEW, fast_path_key)
 
     def failing(database):
         raise sqlite3.OperationalError("disk I/O error")
-    monkeypatch.setattr(snapshot_lane, "data_version", failing)   # the lane's read of the store
-    resp = get(client, OVERVIEW, lane_key)
+    monkeypatch.setattr(snapshot_fast_path, "data_version", failing)   # the fast path's read of the store
+    resp = get(client, OVERVIEW, fast_path_key)
     assert resp.status_code == 200
     assert usage.hour_counts(stored.id, HOUR)[0] == 2

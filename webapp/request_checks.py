@@ -13,7 +13,7 @@ def public(view):
     return view
 
 
-def gatekeep():
+def check_request():
     # One hook, and each context object looked up once: every API request runs this.
     req, ctx = request._get_current_object(), g._get_current_object()
     app = current_app._get_current_object()

@@ -1,0 +1,58 @@
+"""Answers remembered per process until the organization's reports change.
+
+What it buys: /statistics, /top-sources, /domains and the report list's totals sum an
+organization's rollups, which takes far longer than answering from memory (bench/mechanisms.py,
+"answer_cache"). What it costs to keep correct: every change to what they sum must move the
+organization's report version (store.queries.report_version), which holds while reports are only
+ever added.
+"""
+from __future__ import annotations
+
+import threading
+
+from flask import current_app, g
+
+from store import queries
+
+SIZE = 4096
+
+
+class AnswerCache:
+    """Values keyed by request shape, valid while the org's report version holds.
+
+    The version is read before the value is computed, so a report stored in between can only make
+    the remembered value newer than its version, never older.
+    """
+
+    def __init__(self, size: int = SIZE):
+        self.size = size
+        self._values: dict = {}
+        self._lock = threading.Lock()
+
+    def get(self, key, version, compute):
+        """The value for key at this version, computing it (compute()) when it is not kept."""
+        entry = self._values.get(key)
+        if entry is not None and entry[0] == version:
+            return entry[1]
+        value = compute()
+        with self._lock:
+            if len(self._values) >= self.size:
+                self._values.clear()
+            self._values[key] = (version, value)
+        return value
+
+
+def remember(key, org_id: str, compute):
+    """compute() for this org and key, reused by later requests until its reports change."""
+    cache = current_app.extensions.get("rua.answer_cache")
+    if cache is None:
+        cache = current_app.extensions.setdefault("rua.answer_cache", AnswerCache())
+    return cache.get((org_id, key), report_version(org_id), compute)
+
+
+def report_version(org_id: str) -> int:
+    """The org's report version, read once per request."""
+    value = g.get("rua_report_version")
+    if value is None:
+        value = g.rua_report_version = queries.report_version(org_id)
+    return value
