@@ -313,6 +313,13 @@ def _page_sessions(database):
     database.create_tables([PageSession], safe=True)
 
 
+def _snapshot_shapes(database):
+    """Snapshots carry their body's shape version; those stored before carry "", which no
+    served kind has, so each is recomputed before it is served again."""
+    if "shape" not in {c.name for c in database.get_columns("snapshot")}:
+        database.execute_sql(ADD_SNAPSHOT_SHAPE)          # a constant default: no table copy
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -337,6 +344,7 @@ MIGRATIONS = [
     (16, "TLS reports carry a content digest; conflicting copies of reports kept aside",
      _copies_kept_aside),
     (17, "the pages' sign-in sessions", _page_sessions),
+    (21, "snapshots carry the version of their body's shape", _snapshot_shapes),
 ]
 
 
@@ -357,6 +365,7 @@ def described(version: int, description: str) -> str:
 ADD_CONTENT_DIGEST = ("""ALTER TABLE "report" ADD COLUMN "content_digest" VARCHAR(64) """
                       """NOT NULL DEFAULT ''""")
 ADD_TLS_CONTENT_DIGEST = ADD_CONTENT_DIGEST.replace('"report"', '"tls_report"')
+ADD_SNAPSHOT_SHAPE = """ALTER TABLE "snapshot" ADD COLUMN "shape" VARCHAR(16) NOT NULL DEFAULT ''"""
 
 
 def applied_versions(database) -> set[int]:
