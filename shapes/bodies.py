@@ -130,7 +130,7 @@ class DnsCheck(TypedDict):
     status: Literal["ok", "warning", "error", "unknown"]
     details: str
     inherited_from: NotRequired[str]
-    hosted_cta: NotRequired[HostedCta]
+    hosted_cta: NotRequired[HostedCta | None]
 
 
 class DnsChecks(TypedDict):
@@ -210,5 +210,5 @@ class DomainHealth(TypedDict):
     alert_count: int
     action_items: list[ActionItem] | None
     trend_sparkline: list[SparkPoint]
-    empty_state: NotRequired[EmptyState]
+    empty_state: NotRequired[EmptyState | None]
     computed_at: datetime | None
