@@ -7,6 +7,7 @@ from datetime import datetime
 from rules.grades import grade, health_state, policy_name, whole
 from rules.scores import Ledger, Scored
 from rules.snapshot_facts import SEVERITY_RANK, WINDOW_DAYS, Item, TopSender
+from shapes.bodies import ComplianceFigures, DomainHealth
 from snapshotter import dns, tls
 from snapshotter.trends import last_day, sparkline
 from snapshotter.verdicts import domain_verdict, percent
@@ -101,22 +102,24 @@ def compliance_policy(a: Assessment, published: str | None) -> str:
 
 
 def health_doc(ledger: Ledger, name: str, computed_at: datetime,
-               assessment: Assessment | None = None) -> dict:
+               assessment: Assessment | None = None) -> DomainHealth:
     """The /domains/{domain}/health body (from the domain's assessment when already made)."""
     d = ledger.facts.domains[name]
     a = assessment or assess(ledger, name)
     c = a.compliance
-    doc = {
-        "domain": name, "overall_score": whole(a.score), "grade": a.grade, "verdict": a.verdict,
-        "last_report_date": d.last_report_day, "total_messages": c.tally.messages, "dns": a.dns,
-        "compliance": {"rate": c.compliance_rate, "spf_pass": c.spf_rate, "dkim_pass": c.dkim_rate,
-                       "policy": compliance_policy(a, dns.published_policy(d.dns))},
-        "tls": tls.tls_summary(d.tls_days, ledger.facts.today),
-        "top_senders": [sender_body(s) for s in d.senders[:TOP_SENDERS]],
-        "alert_count": len(a.items),
-        "action_items": [item_body(i) for i in a.items[:ACTION_ITEMS_SHOWN]],
-        "trend_sparkline": sparkline(d.days, last_day(ledger.facts.today, d.days), WINDOW_DAYS),
-    }
+    compliance = ComplianceFigures(rate=c.compliance_rate, spf_pass=c.spf_rate,
+                                   dkim_pass=c.dkim_rate,
+                                   policy=compliance_policy(a, dns.published_policy(d.dns)))
+    doc = DomainHealth(
+        domain=name, overall_score=whole(a.score), grade=a.grade, verdict=a.verdict,
+        last_report_date=d.last_report_day, total_messages=c.tally.messages, dns=a.dns,
+        compliance=compliance,
+        tls=tls.tls_summary(d.tls_days, ledger.facts.today),
+        top_senders=[sender_body(s) for s in d.senders[:TOP_SENDERS]],
+        alert_count=len(a.items),
+        action_items=[item_body(i) for i in a.items[:ACTION_ITEMS_SHOWN]],
+        trend_sparkline=sparkline(d.days, last_day(ledger.facts.today, d.days), WINDOW_DAYS),
+    )
     if not a.items:
         doc["empty_state"] = empty_state(a)
     doc["computed_at"] = computed_at
