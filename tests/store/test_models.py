@@ -174,6 +174,19 @@ def test_a_store_made_before_version_16_gets_tls_digests_and_the_kept_copies(emp
     assert ReportCopy.select().count() == 0
 
 
+def test_a_store_made_before_version_21_has_its_snapshots_recomputed(empty_database, monkeypatch):
+    migrate_up_to(empty_database, 17, monkeypatch)
+    org = make_org()
+    empty_database.execute_sql('ALTER TABLE "snapshot" DROP COLUMN "shape"')   # as 17 left it
+    mark = empty_database.param
+    empty_database.execute_sql(
+        'INSERT INTO "snapshot" ("org_id", "kind", "variant", "body", "etag", "computed_at") '
+        f"VALUES ({mark}, 'overview', '', {mark}, 'e', {mark})", (org.id, b"{}", MOMENT))
+    assert migrate(empty_database)[-1] == (21, "snapshots carry the version of their body's shape")
+    # No served kind's version is "": the blob is computed again before it is served.
+    assert Snapshot.get(Snapshot.org == org.id).shape == ""
+
+
 def test_no_index_of_a_new_store_is_led_by_another_ones_columns(database):
     """A look-up an index serves, a longer index that begins with its columns serves too."""
     for model in MODELS:
