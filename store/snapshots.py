@@ -1,7 +1,9 @@
 """Snapshot blobs: a precomputed JSON body per (org, kind, variant), served as stored."""
 from __future__ import annotations
 
+import functools
 import hashlib
+import operator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -100,6 +102,15 @@ def put_many(org_id: str, docs: dict, now: datetime, *, stamp_kinds: bool = True
                                   Snapshot.shape: EXCLUDED.shape})
              .execute())
     return blobs
+
+
+def orgs_with_other_shapes(versions: dict) -> list[str]:
+    """The organizations holding a blob of a kind in `versions` (kind -> shape version) stored
+    under another version."""
+    other = functools.reduce(operator.or_, ((Snapshot.kind == kind) & (Snapshot.shape != version)
+                                            for kind, version in sorted(versions.items())))
+    query = Snapshot.select(Snapshot.org).where(other).distinct().order_by(Snapshot.org)
+    return [org_id for (org_id,) in query.tuples()]
 
 
 def prune(org_id: str, kept: dict) -> int:

@@ -24,3 +24,14 @@ def test_an_unchanged_body_under_a_new_shape_version_takes_that_version(database
     snapshots.put_many(org.id, {("overview", ""): {"a": 1}}, later, shapes={"overview": "new"})
     blob = snapshots.get(org.id, "overview")
     assert (blob.shape, blob.computed_at, blob.body) == ("new", later, b'{"a":1}')
+
+
+def test_the_organizations_holding_a_blob_of_another_shape_are_found(database):
+    current, older, cache_only = make_org(), make_org(), make_org()
+    shapes = {"overview": "v2", "health": "h2"}
+    snapshots.put_many(current.id, {("overview", ""): {}, ("health", "a.example"): {}}, NOW,
+                       shapes=shapes)
+    snapshots.put_many(older.id, {("overview", ""): {}, ("health", "a.example"): {}}, NOW,
+                       shapes={"overview": "v2", "health": "h1"})
+    snapshots.put_many(cache_only.id, {("day_totals", ""): {}}, NOW)
+    assert snapshots.orgs_with_other_shapes(shapes) == [older.id]
