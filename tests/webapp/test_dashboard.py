@@ -138,3 +138,16 @@ def test_over_the_cap_a_snapshot_of_an_older_shape_is_503_busy_not_served(client
     with slots_held_elsewhere(org, 4, config.lock_dir):
         assert_error(get(client, "/dashboard/overview", key), 503, "busy")
     assert get(client, "/dashboard/overview", key).status_code == 200
+
+
+def test_a_snapshot_of_an_older_shape_is_computed_again_with_every_field(client, org, key, clock):
+    clock.now = NOW
+    report_on(org, "example.com", TODAY, [{"count": 5}])
+    jobs.refresh_org(org.id, NOW)
+    body = orjson.loads(snapshots.get(org.id, "overview").body)
+    del body["org_health"]["forwarded_messages"]          # as a release before the field left it
+    (Snapshot.update(body=orjson.dumps(body), shape="")
+     .where(Snapshot.org == org.id, Snapshot.kind == "overview").execute())
+    served = get(client, "/dashboard/overview", key).get_json()
+    assert served["org_health"]["forwarded_messages"] == 0
+    assert served["org_health"]["total_messages"] == 5
