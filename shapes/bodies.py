@@ -11,10 +11,12 @@ NotRequired, and every field would count as required.
 from datetime import date, datetime
 from typing import Literal, NotRequired, TypedDict
 
-Grade = Literal["A+", "A", "A-", "B+", "B", "B-", "C+", "C", "C-", "D", "F", "N/A"]
-Policy = Literal["none", "quarantine", "reject"]
-Severity = Literal["high", "medium", "low"]
-HealthState = Literal["nodata", "secure", "warning", "critical"]
+# Values listed by a registry (the /enums catalog, webapp/enums.py), from which
+# webapp/openapi_enums.py writes the document's enumeration: named here, listed there only.
+Grade = str             # "grade"
+Policy = str            # "dmarc_policy"
+Severity = str          # "action_item_severity"
+HealthState = str       # "health_state"
 
 
 # GET /dashboard/overview
@@ -40,9 +42,9 @@ class DomainCard(TypedDict):
     verdict: str
     compliance_rate: float
     total_messages: int
-    policy: Literal["none", "quarantine", "reject", ""]
+    policy: Policy                  # or "" when the reported one is unreadable
     top_issue: str
-    top_issue_severity: Literal["high", "medium", "low", ""]
+    top_issue_severity: Severity    # or "" without an open item
     action_count: int
     inherited: NotRequired[bool]
     inherited_from: NotRequired[str]

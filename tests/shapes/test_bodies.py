@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 import pathlib
+from datetime import timedelta
 
 import pytest
 
-from shapes import bodies
+from shapes import bodies, resources
 from snapshotter import jobs
 from tests.factories import make_domain, make_tls_report
 from tests.ingest import tlsbuild
 from tests.shapes.conformance import against_schema, against_shape
-from tests.snapshotter.reports import NOW, mixed_org
+from tests.snapshotter.reports import NOW, TODAY, mixed_org, report_on
 from tests.webapp.conftest import app, client, clock, key, org  # noqa: F401
 from tests.webapp.helpers import get
 
@@ -29,6 +30,13 @@ ROUTES = [
     ("/trends?days=30&domain=example.org", bodies.Trends, "Trends"),
     ("/domains/example.com/health", bodies.DomainHealth, "DomainHealth"),
     ("/domains/quiet.example/health", bodies.DomainHealth, "DomainHealth"),
+    ("/statistics", resources.Statistics, "Statistics"),
+    ("/reports/date-range", resources.ReportDateRange, "ReportDateRange"),
+    ("/domains", resources.DomainList, "DomainList"),
+    ("/top-sources", resources.TopSourceList, "TopSourceList"),
+    ("/events", resources.EventList, "EventList"),
+    ("/api-keys/usage", resources.Usage, "Usage"),
+    ("/enums", resources.Enums, "Enums"),
 ]
 
 
@@ -40,6 +48,7 @@ def response_schema(path: str) -> dict:
 @pytest.mark.parametrize("shape, name", sorted({(s, n) for _, s, n in ROUTES},
                                                key=lambda pair: pair[1]))
 def test_each_shape_is_its_schema_in_the_document_field_by_field(shape, name):
+    assert shape.__name__ == name
     schema = {"$ref": f"#/components/schemas/{name}"}
     assert against_schema(shape, schema, DOCUMENT) == []
 
@@ -71,11 +80,15 @@ def test_a_body_field_the_shape_lacks_is_found():
 
 @pytest.fixture
 def generated(org, clock):
-    """Two domains with reports over weeks, a TLS report, a monitored domain without any."""
+    """Two domains with reports over weeks, one read with a warning (an event), a TLS report
+    with failures, a monitored domain without any report."""
     clock.now = NOW
     mixed_org(org)
+    report_on(org, "example.com", TODAY - timedelta(days=1), [{"count": 1}], warnings=["odd"],
+              received_at=NOW - timedelta(hours=3))
     make_domain(org, "quiet.example")
-    make_tls_report(org, [tlsbuild.policy()], received_at=NOW)
+    make_tls_report(org, [tlsbuild.policy(failed=2, failures={"certificate-expired": 2})],
+                    start="2026-03-30T00:00:00Z", end="2026-03-30T23:59:59Z", received_at=NOW)
     jobs.refresh_org(org.id, NOW)
     return org
 
@@ -86,3 +99,17 @@ def test_each_body_served_from_a_generated_store_is_its_shape(client, generated,
     response = get(client, request_path, key)
     assert response.status_code == 200
     assert against_shape(response.get_json(), shape) == []
+
+
+def test_the_generated_store_fills_every_list_the_shapes_are_walked_through(client, generated,
+                                                                            key):
+    """Else an item's shape would be checked against no item at all."""
+    assert get(client, "/events", key).get_json()["events"]
+    assert get(client, "/domains", key).get_json()["domains"]
+    assert get(client, "/top-sources", key).get_json()["sources"]
+    assert get(client, "/api-keys/usage", key).get_json()["keys"]
+    health = get(client, "/domains/example.com/health", key).get_json()
+    assert health["tls"]["failure_types"] is not None and health["action_items"]
+    overview = get(client, "/dashboard/overview", key).get_json()
+    assert overview["domain_cards"] and "empty_state" in get(
+        client, "/domains/quiet.example/health", key).get_json()

@@ -1,0 +1,151 @@
+"""The bodies of routes answered from the store at request time (lists, figures, events, usage,
+the enumerations) as TypedDicts. Their views build them on hot paths as literals; these
+declarations are what tests/shapes checks those bodies and webapp/openapi.json against.
+No `from __future__ import annotations` here (see shapes/bodies.py)."""
+
+from datetime import date, datetime
+from typing import Literal, NotRequired, TypedDict
+
+# Values listed by a registry, as in shapes/bodies.py: the /enums catalog's categories.
+VerificationState = str     # "verification_state"
+EventType = str             # "alert_type": store/alert_types.py ALERT_TYPES
+AlertSeverity = str         # "alert_severity"
+
+
+class Paging(TypedDict):
+    total: int
+    limit: int
+    offset: int
+
+
+# GET /statistics and GET /reports/date-range
+
+class Statistics(TypedDict):
+    total_reports: int
+    total_messages: int
+    compliant_messages: int
+    compliance_rate: float
+    unique_source_ips: int
+    unique_domains: int
+    has_data: bool
+
+
+class ReportDateRange(TypedDict):
+    earliest: date | None
+    latest: date | None
+
+
+# GET /domains
+
+class Domain(TypedDict):
+    id: NotRequired[str]
+    domain: str
+    verified: bool
+    dmarc_state: VerificationState
+    tlsrpt_enabled: bool
+    tlsrpt_state: VerificationState
+    forensic_enabled: bool
+    forensic_state: VerificationState
+    source: Literal["manual", "auto", "both"]
+    verified_source: NotRequired[Literal["self", "inherited", ""]]
+    inherited_from: NotRequired[str]
+    report_count: int
+    tls_report_count: int
+    verified_at: NotRequired[datetime | None]
+
+
+class DomainList(Paging):
+    domains: list[Domain]
+
+
+# GET /top-sources
+
+# The functional form: "pass" is a Python keyword.
+TopSource = TypedDict("TopSource", {
+    "source_ip": str, "count": int, "pass": int, "fail": int, "spf_fail": int, "dkim_fail": int,
+    "service_name": NotRequired[str], "service_icon": NotRequired[str],
+    "service_slug": NotRequired[str]})
+
+
+class TopSourceList(Paging):
+    sources: list[TopSource]
+
+
+# GET /events
+
+class Event(TypedDict):
+    id: str
+    type: EventType
+    type_label: str
+    severity: AlertSeverity
+    title: str
+    detail: str
+    domain: str
+    link: str | None
+    acknowledged: bool
+    created_at: datetime | None
+
+
+class EventList(Paging):
+    events: list[Event]
+
+
+# GET /api-keys/usage
+
+class UsageWindow(TypedDict):
+    used: int
+    remaining: int
+    limit: int
+    reset_at: datetime | None
+
+
+class UsageVerdict(TypedDict):
+    state: Literal["no_traffic", "capped", "near_cap", "unlimited", "ok"]
+    summary: str
+
+
+class UsagePoint(TypedDict):
+    ts: datetime | None
+    allowed: int
+    rejected: int
+
+
+class KeyUsage(TypedDict):
+    id: str
+    name: str
+    prefix: str
+    allowed: int
+    rejected: int
+    revoked: bool
+    last_used_at: datetime | None
+
+
+class Usage(TypedDict):
+    days: int
+    bucket: Literal["hour", "day"]
+    window: UsageWindow
+    verdict: UsageVerdict
+    points: list[UsagePoint] | None
+    keys: list[KeyUsage] | None
+    api_base_url: str
+
+
+# GET /enums
+
+class EnumEntry(TypedDict):
+    code: str
+    label: str
+    severity: NotRequired[Literal["neutral", "success", "info", "warning", "critical"]]
+    deliverable: NotRequired[bool]
+
+
+class Enums(TypedDict):
+    verification_state: list[EnumEntry]
+    alert_type: list[EnumEntry]
+    alert_severity: list[EnumEntry]
+    action_item_severity: list[EnumEntry]
+    reputation_status: list[EnumEntry]
+    dmarc_policy: list[EnumEntry]
+    health_state: list[EnumEntry]
+    grade: list[EnumEntry]
+    tls_result_type: list[EnumEntry]
