@@ -149,3 +149,100 @@ class Enums(TypedDict):
     health_state: list[EnumEntry]
     grade: list[EnumEntry]
     tls_result_type: list[EnumEntry]
+
+
+# GET /reports and GET /tls-reports
+
+class ReportSummary(TypedDict):
+    id: str
+    report_id: str
+    org_name: str
+    domain: str
+    total_messages: int
+    compliant_messages: int
+    compliance_rate: float
+    policy_p: str            # the DMARC policy, or what the reporter wrote
+    date_begin: datetime | None
+    date_end: datetime | None
+    received_at: datetime | None
+
+
+class ReportList(Paging):
+    reports: list[ReportSummary]
+    has_any: bool
+
+
+class TlsReportSummary(TypedDict):
+    id: str
+    report_id: str
+    org_name: str
+    policy_domains: list[str]
+    date_begin: datetime | None
+    date_end: datetime | None
+    received_at: datetime | None
+    successful_sessions: int
+    failed_sessions: int
+    success_rate: float
+
+
+class TlsReportList(Paging):
+    tls_reports: list[TlsReportSummary]
+    has_any: bool
+
+
+# GET /sources and GET /sources/{ip}; the functional form, as "pass" is a Python keyword.
+
+ReputationStatus = str      # "reputation_status"
+
+SOURCE_FIGURES = {
+    "source_ip": str, "total_messages": int, "pass": int, "fail": int, "spf_fail": int,
+    "dkim_fail": int, "compliance_rate": float}
+SOURCE_IDENTITY = {
+    "first_seen": datetime | None, "last_seen": datetime | None, "ptr": str | None,
+    "service_name": str | None, "service_slug": str | None, "service_icon": str | None,
+    "abuse_status": ReputationStatus, "authorized": bool, "country": str | None}
+
+SourceRow = TypedDict("SourceRow", {**SOURCE_FIGURES, "domains": list[str], **SOURCE_IDENTITY})
+
+
+class SourceList(Paging):
+    sources: list[SourceRow]
+    has_any: bool
+
+
+class Dispositions(TypedDict):
+    none: int
+    quarantine: int
+    reject: int
+
+
+SourceDomain = TypedDict("SourceDomain", {
+    "domain": str, "total_messages": int, "pass": int, "fail": int,
+    "dispositions": Dispositions, "spf_fail": int, "dkim_fail": int, "compliance_rate": float,
+    "first_seen": datetime | None, "last_seen": datetime | None})
+
+
+class Geo(TypedDict):
+    country: str | None
+    country_name: str | None
+    asn: int | None
+    as_org: str | None
+
+
+class Blocklist(TypedDict):
+    status: Literal["listed", "clean", "unknown"]
+    listed_on: list[str]
+    checked_at: datetime | None
+
+
+SourceDay = TypedDict("SourceDay", {"date": date | None, "total_messages": int, "pass": int,
+                                    "fail": int})
+
+SourceDetail = TypedDict("SourceDetail", {
+    **SOURCE_FIGURES, **SOURCE_IDENTITY, "domains": list[SourceDomain], "geo": Geo,
+    "blocklist": Blocklist,
+    "classification": Literal["authorized", "forwarder", "unauthorized", "unknown"],
+    "timeline": list[SourceDay], "fcrdns": Literal["pass", "fail", "none", "unknown"],
+    "service_kind": Literal["mailbox_provider", "esp", "transactional", "forwarder",
+                            "security_gateway"] | None,
+    "classification_reason": str, "enriched_at": datetime | None})

@@ -72,8 +72,10 @@ def against_schema(annotation, schema: dict, document: dict, path: str = "") -> 
 
 
 def _inside(shape, schema: dict, document: dict, path: str) -> list[str]:
+    if shape is type(None):
+        return []
     if get_origin(shape) is Literal:
-        if "enum" in schema and set(get_args(shape)) != set(schema["enum"]):
+        if "enum" in schema and set(get_args(shape)) != set(schema["enum"]) - {None}:
             return [f"{path}: the shape allows {sorted(get_args(shape))}, "
                     f"the document {sorted(schema['enum'])}"]
         return []
