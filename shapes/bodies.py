@@ -1,8 +1,9 @@
 """The bodies of the snapshot routes as TypedDicts: a body is a plain dict (orjson writes it as
 fast as a literal), and its fields, their types and which are optional are declared here once.
 
-Class names are those of webapp/openapi.json's component schemas where the document names the
-object; an object the document writes inline is named for its field (OrgHealth, DomainCard).
+Each class is named as webapp/openapi.json's component schema followed by "Body" (the store has
+its own Domain, Event and Record); an object the document writes inline is named for its field
+(OrgHealthBody, DomainCardBody).
 Days are `date`, instants `datetime`: orjson writes them as the contract's strings.
 No `from __future__ import annotations` here: with string annotations Python 3.11 cannot see
 NotRequired, and every field would count as required.
@@ -21,7 +22,7 @@ HealthState = str       # "health_state"
 
 # GET /dashboard/overview
 
-class OrgHealth(TypedDict):
+class OrgHealthBody(TypedDict):
     overall_score: int
     grade: Grade
     verdict: str
@@ -35,7 +36,7 @@ class OrgHealth(TypedDict):
     forwarded_messages: int
 
 
-class DomainCard(TypedDict):
+class DomainCardBody(TypedDict):
     domain: str
     score: int
     grade: Grade
@@ -51,22 +52,22 @@ class DomainCard(TypedDict):
     forwarded_messages: int
 
 
-class ActionItemsSummary(TypedDict):
+class ActionItemsSummaryBody(TypedDict):
     total_pending: int
     high: int
     medium: int
     low: int
 
 
-class Overview(TypedDict):
-    org_health: OrgHealth
-    domain_cards: list[DomainCard]
-    action_items_summary: ActionItemsSummary
+class OverviewBody(TypedDict):
+    org_health: OrgHealthBody
+    domain_cards: list[DomainCardBody]
+    action_items_summary: ActionItemsSummaryBody
 
 
 # GET /compliance-score
 
-class DomainScore(TypedDict):
+class DomainScoreBody(TypedDict):
     domain: str
     score: float
     grade: Grade
@@ -77,14 +78,14 @@ class DomainScore(TypedDict):
     total_messages: int
 
 
-class ComplianceScore(TypedDict):
+class ComplianceScoreBody(TypedDict):
     overall_score: float
     grade: Grade
     compliance_rate: float
     spf_pass_rate: float
     dkim_pass_rate: float
     policy_strength: float
-    domain_scores: list[DomainScore]
+    domain_scores: list[DomainScoreBody]
     total_messages: int
     total_reports: int
 
@@ -92,7 +93,7 @@ class ComplianceScore(TypedDict):
 # GET /compliance-score/history and GET /trends: the snapshot holds the points; the route
 # answers {"days": n, "points": [...]} with the last n of them.
 
-class HistoryPoint(TypedDict):
+class HistoryPointBody(TypedDict):
     snapshot_date: date | None
     score: float
     grade: Grade
@@ -102,12 +103,12 @@ class HistoryPoint(TypedDict):
     total_messages: int
 
 
-class ScoreHistory(TypedDict):
+class ScoreHistoryBody(TypedDict):
     days: int
-    points: list[HistoryPoint]
+    points: list[HistoryPointBody]
 
 
-class TrendPoint(TypedDict):
+class TrendPointBody(TypedDict):
     date: date | None
     total_messages: int
     compliant_messages: int
@@ -116,57 +117,57 @@ class TrendPoint(TypedDict):
     compliance_rate: float
 
 
-class Trends(TypedDict):
+class TrendsBody(TypedDict):
     days: int
-    points: list[TrendPoint]
+    points: list[TrendPointBody]
 
 
 # GET /domains/{domain}/health
 
-class HostedCta(TypedDict):
+class HostedCtaBody(TypedDict):
     label: str
     url: str
 
 
-class DnsCheck(TypedDict):
+class DnsCheckBody(TypedDict):
     status: Literal["ok", "warning", "error", "unknown"]
     details: str
     inherited_from: NotRequired[str]
-    hosted_cta: NotRequired[HostedCta | None]
+    hosted_cta: NotRequired[HostedCtaBody | None]
 
 
-class DnsChecks(TypedDict):
-    dmarc: DnsCheck
-    spf: DnsCheck
-    dkim: DnsCheck
-    mta_sts: DnsCheck
-    tls_rpt: DnsCheck
-    bimi: DnsCheck
-    dane: DnsCheck
+class DnsChecksBody(TypedDict):
+    dmarc: DnsCheckBody
+    spf: DnsCheckBody
+    dkim: DnsCheckBody
+    mta_sts: DnsCheckBody
+    tls_rpt: DnsCheckBody
+    bimi: DnsCheckBody
+    dane: DnsCheckBody
 
 
-class ComplianceFigures(TypedDict):
+class ComplianceFiguresBody(TypedDict):
     rate: float
     spf_pass: float
     dkim_pass: float
     policy: Policy
 
 
-class TlsFailureType(TypedDict):
+class TlsFailureTypeBody(TypedDict):
     result_type: str
     sessions: int
 
 
-class TlsHealth(TypedDict):
+class TlsHealthBody(TypedDict):
     successful_sessions: int
     failed_sessions: int
     success_rate: float
-    failure_types: list[TlsFailureType]
+    failure_types: list[TlsFailureTypeBody]
     policy_types: list[str]
     last_report_date: date | None
 
 
-class TopSender(TypedDict):
+class TopSenderBody(TypedDict):
     ip: str
     count: int
     spf_result: Literal["pass", "fail"]
@@ -176,7 +177,7 @@ class TopSender(TypedDict):
     service_slug: NotRequired[str]
 
 
-class ActionItem(TypedDict):
+class ActionItemBody(TypedDict):
     type: NotRequired[str]
     severity: Severity
     title: str
@@ -185,32 +186,32 @@ class ActionItem(TypedDict):
     cta_label: NotRequired[str]
 
 
-class SparkPoint(TypedDict):
+class SparkPointBody(TypedDict):
     date: date | None
     compliance_rate: float
     total_messages: int
 
 
-class EmptyState(TypedDict):
+class EmptyStateBody(TypedDict):
     healthy: bool
     message: str
     cta_url: NotRequired[str]
     cta_label: NotRequired[str]
 
 
-class DomainHealth(TypedDict):
+class DomainHealthBody(TypedDict):
     domain: str
     overall_score: int
     grade: Grade
     verdict: str
     last_report_date: date | None
     total_messages: int
-    dns: DnsChecks
-    compliance: ComplianceFigures
-    tls: TlsHealth | None
-    top_senders: list[TopSender]
+    dns: DnsChecksBody
+    compliance: ComplianceFiguresBody
+    tls: TlsHealthBody | None
+    top_senders: list[TopSenderBody]
     alert_count: int
-    action_items: list[ActionItem] | None
-    trend_sparkline: list[SparkPoint]
-    empty_state: NotRequired[EmptyState | None]
+    action_items: list[ActionItemBody] | None
+    trend_sparkline: list[SparkPointBody]
+    empty_state: NotRequired[EmptyStateBody | None]
     computed_at: datetime | None

@@ -12,7 +12,7 @@ EventType = str             # "alert_type": store/alert_types.py ALERT_TYPES
 AlertSeverity = str         # "alert_severity"
 
 
-class Paging(TypedDict):
+class PagingBody(TypedDict):
     total: int
     limit: int
     offset: int
@@ -20,7 +20,7 @@ class Paging(TypedDict):
 
 # GET /statistics and GET /reports/date-range
 
-class Statistics(TypedDict):
+class StatisticsBody(TypedDict):
     total_reports: int
     total_messages: int
     compliant_messages: int
@@ -30,14 +30,14 @@ class Statistics(TypedDict):
     has_data: bool
 
 
-class ReportDateRange(TypedDict):
+class ReportDateRangeBody(TypedDict):
     earliest: date | None
     latest: date | None
 
 
 # GET /domains
 
-class Domain(TypedDict):
+class DomainBody(TypedDict):
     id: NotRequired[str]
     domain: str
     verified: bool
@@ -54,26 +54,26 @@ class Domain(TypedDict):
     verified_at: NotRequired[datetime | None]
 
 
-class DomainList(Paging):
-    domains: list[Domain]
+class DomainListBody(PagingBody):
+    domains: list[DomainBody]
 
 
 # GET /top-sources
 
 # The functional form: "pass" is a Python keyword.
-TopSource = TypedDict("TopSource", {
+TopSourceBody = TypedDict("TopSourceBody", {
     "source_ip": str, "count": int, "pass": int, "fail": int, "spf_fail": int, "dkim_fail": int,
     "service_name": NotRequired[str], "service_icon": NotRequired[str],
     "service_slug": NotRequired[str]})
 
 
-class TopSourceList(Paging):
-    sources: list[TopSource]
+class TopSourceListBody(PagingBody):
+    sources: list[TopSourceBody]
 
 
 # GET /events
 
-class Event(TypedDict):
+class EventBody(TypedDict):
     id: str
     type: EventType
     type_label: str
@@ -86,31 +86,31 @@ class Event(TypedDict):
     created_at: datetime | None
 
 
-class EventList(Paging):
-    events: list[Event]
+class EventListBody(PagingBody):
+    events: list[EventBody]
 
 
 # GET /api-keys/usage
 
-class UsageWindow(TypedDict):
+class UsageWindowBody(TypedDict):
     used: int
     remaining: int
     limit: int
     reset_at: datetime | None
 
 
-class UsageVerdict(TypedDict):
+class UsageVerdictBody(TypedDict):
     state: Literal["no_traffic", "capped", "near_cap", "unlimited", "ok"]
     summary: str
 
 
-class UsagePoint(TypedDict):
+class UsagePointBody(TypedDict):
     ts: datetime | None
     allowed: int
     rejected: int
 
 
-class KeyUsage(TypedDict):
+class KeyUsageBody(TypedDict):
     id: str
     name: str
     prefix: str
@@ -120,40 +120,40 @@ class KeyUsage(TypedDict):
     last_used_at: datetime | None
 
 
-class Usage(TypedDict):
+class UsageBody(TypedDict):
     days: int
     bucket: Literal["hour", "day"]
-    window: UsageWindow
-    verdict: UsageVerdict
-    points: list[UsagePoint] | None
-    keys: list[KeyUsage] | None
+    window: UsageWindowBody
+    verdict: UsageVerdictBody
+    points: list[UsagePointBody] | None
+    keys: list[KeyUsageBody] | None
     api_base_url: str
 
 
 # GET /enums
 
-class EnumEntry(TypedDict):
+class EnumEntryBody(TypedDict):
     code: str
     label: str
     severity: NotRequired[Literal["neutral", "success", "info", "warning", "critical"]]
     deliverable: NotRequired[bool]
 
 
-class Enums(TypedDict):
-    verification_state: list[EnumEntry]
-    alert_type: list[EnumEntry]
-    alert_severity: list[EnumEntry]
-    action_item_severity: list[EnumEntry]
-    reputation_status: list[EnumEntry]
-    dmarc_policy: list[EnumEntry]
-    health_state: list[EnumEntry]
-    grade: list[EnumEntry]
-    tls_result_type: list[EnumEntry]
+class EnumsBody(TypedDict):
+    verification_state: list[EnumEntryBody]
+    alert_type: list[EnumEntryBody]
+    alert_severity: list[EnumEntryBody]
+    action_item_severity: list[EnumEntryBody]
+    reputation_status: list[EnumEntryBody]
+    dmarc_policy: list[EnumEntryBody]
+    health_state: list[EnumEntryBody]
+    grade: list[EnumEntryBody]
+    tls_result_type: list[EnumEntryBody]
 
 
 # GET /reports and GET /tls-reports
 
-class ReportSummary(TypedDict):
+class ReportSummaryBody(TypedDict):
     id: str
     report_id: str
     org_name: str
@@ -167,12 +167,12 @@ class ReportSummary(TypedDict):
     received_at: datetime | None
 
 
-class ReportList(Paging):
-    reports: list[ReportSummary]
+class ReportListBody(PagingBody):
+    reports: list[ReportSummaryBody]
     has_any: bool
 
 
-class TlsReportSummary(TypedDict):
+class TlsReportSummaryBody(TypedDict):
     id: str
     report_id: str
     org_name: str
@@ -185,8 +185,8 @@ class TlsReportSummary(TypedDict):
     success_rate: float
 
 
-class TlsReportList(Paging):
-    tls_reports: list[TlsReportSummary]
+class TlsReportListBody(PagingBody):
+    tls_reports: list[TlsReportSummaryBody]
     has_any: bool
 
 
@@ -202,47 +202,47 @@ SOURCE_IDENTITY = {
     "service_name": str | None, "service_slug": str | None, "service_icon": str | None,
     "abuse_status": ReputationStatus, "authorized": bool, "country": str | None}
 
-SourceRow = TypedDict("SourceRow", {**SOURCE_FIGURES, "domains": list[str], **SOURCE_IDENTITY})
+SourceRowBody = TypedDict("SourceRowBody", {**SOURCE_FIGURES, "domains": list[str], **SOURCE_IDENTITY})
 
 
-class SourceList(Paging):
-    sources: list[SourceRow]
+class SourceListBody(PagingBody):
+    sources: list[SourceRowBody]
     has_any: bool
 
 
-class Dispositions(TypedDict):
+class DispositionsBody(TypedDict):
     none: int
     quarantine: int
     reject: int
 
 
-SourceDomain = TypedDict("SourceDomain", {
+SourceDomainBody = TypedDict("SourceDomainBody", {
     "domain": str, "total_messages": int, "pass": int, "fail": int,
-    "dispositions": Dispositions, "spf_fail": int, "dkim_fail": int, "compliance_rate": float,
+    "dispositions": DispositionsBody, "spf_fail": int, "dkim_fail": int, "compliance_rate": float,
     "first_seen": datetime | None, "last_seen": datetime | None})
 
 
-class Geo(TypedDict):
+class GeoBody(TypedDict):
     country: str | None
     country_name: str | None
     asn: int | None
     as_org: str | None
 
 
-class Blocklist(TypedDict):
+class BlocklistBody(TypedDict):
     status: Literal["listed", "clean", "unknown"]
     listed_on: list[str]
     checked_at: datetime | None
 
 
-SourceDay = TypedDict("SourceDay", {"date": date | None, "total_messages": int, "pass": int,
+SourceDayBody = TypedDict("SourceDayBody", {"date": date | None, "total_messages": int, "pass": int,
                                     "fail": int})
 
-SourceDetail = TypedDict("SourceDetail", {
-    **SOURCE_FIGURES, **SOURCE_IDENTITY, "domains": list[SourceDomain], "geo": Geo,
-    "blocklist": Blocklist,
+SourceDetailBody = TypedDict("SourceDetailBody", {
+    **SOURCE_FIGURES, **SOURCE_IDENTITY, "domains": list[SourceDomainBody], "geo": GeoBody,
+    "blocklist": BlocklistBody,
     "classification": Literal["authorized", "forwarder", "unauthorized", "unknown"],
-    "timeline": list[SourceDay], "fcrdns": Literal["pass", "fail", "none", "unknown"],
+    "timeline": list[SourceDayBody], "fcrdns": Literal["pass", "fail", "none", "unknown"],
     "service_kind": Literal["mailbox_provider", "esp", "transactional", "forwarder",
                             "security_gateway"] | None,
     "classification_reason": str, "enriched_at": datetime | None})

@@ -7,7 +7,7 @@ from datetime import datetime
 from rules.grades import grade, health_state, policy_name, whole
 from rules.scores import Ledger, Scored
 from rules.snapshot_facts import SEVERITY_RANK, WINDOW_DAYS, Item, TopSender
-from shapes.bodies import ComplianceFigures, DomainHealth
+from shapes.bodies import ComplianceFiguresBody, DomainHealthBody
 from snapshotter import dns, tls
 from snapshotter.trends import last_day, sparkline
 from snapshotter.verdicts import domain_verdict, percent
@@ -102,15 +102,15 @@ def compliance_policy(a: Assessment, published: str | None) -> str:
 
 
 def health_doc(ledger: Ledger, name: str, computed_at: datetime,
-               assessment: Assessment | None = None) -> DomainHealth:
+               assessment: Assessment | None = None) -> DomainHealthBody:
     """The /domains/{domain}/health body (from the domain's assessment when already made)."""
     d = ledger.facts.domains[name]
     a = assessment or assess(ledger, name)
     c = a.compliance
-    compliance = ComplianceFigures(rate=c.compliance_rate, spf_pass=c.spf_rate,
+    compliance = ComplianceFiguresBody(rate=c.compliance_rate, spf_pass=c.spf_rate,
                                    dkim_pass=c.dkim_rate,
                                    policy=compliance_policy(a, dns.published_policy(d.dns)))
-    doc = DomainHealth(
+    doc = DomainHealthBody(
         domain=name, overall_score=whole(a.score), grade=a.grade, verdict=a.verdict,
         last_report_date=d.last_report_day, total_messages=c.tally.messages, dns=a.dns,
         compliance=compliance,

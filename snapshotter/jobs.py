@@ -25,9 +25,9 @@ log = logging.getLogger("rua.snapshotter")
 # The shape of each served kind's stored body (trends and history store their points). A blob
 # stored under another shape version is recomputed before it is served
 # (webapp/snapshot_answers.py).
-SHAPES = {"overview": bodies.Overview, "compliance": bodies.ComplianceScore,
-          "trends": list[bodies.TrendPoint], "history": list[bodies.HistoryPoint],
-          "health": bodies.DomainHealth}
+SHAPES = {"overview": bodies.OverviewBody, "compliance": bodies.ComplianceScoreBody,
+          "trends": list[bodies.TrendPointBody], "history": list[bodies.HistoryPointBody],
+          "health": bodies.DomainHealthBody}
 SHAPE_VERSIONS = {kind: versions.version(shape) for kind, shape in SHAPES.items()}
 SERVED_KINDS = tuple(SHAPES)
 VARIANT_KINDS = ("compliance", "trends", "health")      # one blob per domain

@@ -4,7 +4,12 @@ from __future__ import annotations
 from rules.grades import health_state, policy_name, whole
 from rules.scores import Ledger
 from rules.snapshot_facts import Item
-from shapes.bodies import ActionItemsSummary, DomainCard, OrgHealth, Overview
+from shapes.bodies import (
+    ActionItemsSummaryBody,
+    DomainCardBody,
+    OrgHealthBody,
+    OverviewBody,
+)
 from snapshotter.dns import published_policy
 from snapshotter.health import Assessment, assess
 from snapshotter.verdicts import org_verdict
@@ -15,7 +20,7 @@ def needs_attention(a: Assessment) -> bool:
     return bool(a.items) or (a.score is not None and health_state(a.score) != "secure")
 
 
-def card(a: Assessment, inherited_from: str, published: str | None = None) -> DomainCard:
+def card(a: Assessment, inherited_from: str, published: str | None = None) -> DomainCardBody:
     policy = a.compliance.policy
     # An unreadable reported policy is shown as "", a domain without reports as the one its
     # DMARC record publishes (the live check), else none.
@@ -26,7 +31,7 @@ def card(a: Assessment, inherited_from: str, published: str | None = None) -> Do
     else:
         shown = ""
     top = a.items[0] if a.items else None
-    body = DomainCard(domain=a.name, score=whole(a.score), grade=a.grade, verdict=a.verdict,
+    body = DomainCardBody(domain=a.name, score=whole(a.score), grade=a.grade, verdict=a.verdict,
                       compliance_rate=a.compliance.compliance_rate,
                       total_messages=a.compliance.tally.messages,
                       policy=shown, top_issue=top.title if top else "",
@@ -42,15 +47,15 @@ def card_order(a: Assessment):
     return (a.score is None, a.score or 0.0, a.name)
 
 
-def summary(items: list[Item]) -> ActionItemsSummary:
+def summary(items: list[Item]) -> ActionItemsSummaryBody:
     counts = {"high": 0, "medium": 0, "low": 0}
     for item in items:
         counts[item.severity] = counts.get(item.severity, 0) + 1
-    return ActionItemsSummary(total_pending=counts["high"] + counts["medium"] + counts["low"],
+    return ActionItemsSummaryBody(total_pending=counts["high"] + counts["medium"] + counts["low"],
                               **counts)
 
 
-def overview_doc(ledger: Ledger, assessments: list[Assessment] | None = None) -> Overview:
+def overview_doc(ledger: Ledger, assessments: list[Assessment] | None = None) -> OverviewBody:
     """The /dashboard/overview body (figures of the scoring window; has_data is all-time)."""
     facts = ledger.facts
     assessments = sorted(assessments if assessments is not None
@@ -58,7 +63,7 @@ def overview_doc(ledger: Ledger, assessments: list[Assessment] | None = None) ->
     org = ledger.org()
     needing = [a for a in assessments if needs_attention(a)]
     worst = needing[0].name if needing else None
-    org_health = OrgHealth(
+    org_health = OrgHealthBody(
         overall_score=whole(org.score), grade=org.grade,
         verdict=org_verdict(org, len(assessments), len(needing), worst, facts.report_address),
         health_state=health_state(org.score), compliance_rate=org.compliance_rate,
@@ -71,5 +76,5 @@ def overview_doc(ledger: Ledger, assessments: list[Assessment] | None = None) ->
     cards = [card(a, facts.domains[a.name].inherited_from,
                   published_policy(facts.domains[a.name].dns))
              for a in assessments]
-    return Overview(org_health=org_health, domain_cards=cards,
+    return OverviewBody(org_health=org_health, domain_cards=cards,
                     action_items_summary=summary(items))

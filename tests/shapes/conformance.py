@@ -76,8 +76,8 @@ def _inside(shape, schema: dict, document: dict, path: str) -> list[str]:
         return []
     if get_origin(shape) is Literal:
         if "enum" in schema and set(get_args(shape)) != set(schema["enum"]) - {None}:
-            return [f"{path}: the shape allows {sorted(get_args(shape))}, "
-                    f"the document {sorted(schema['enum'])}"]
+            return [(f"{path}: the shape allows {sorted(get_args(shape))}, "
+                     f"the document {sorted(schema['enum'])}")]
         return []
     if "enum" in schema and shape is not str:
         return [f"{path}: the document lists values {schema['enum']}, the shape no Literal"]

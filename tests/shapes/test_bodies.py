@@ -8,8 +8,9 @@ from datetime import timedelta
 
 import pytest
 
-from shapes import bodies, resources
+from shapes import bodies, reports, resources
 from snapshotter import jobs
+from store.models import Report, TlsReport
 from tests.factories import make_domain, make_tls_report
 from tests.ingest import tlsbuild
 from tests.shapes.conformance import against_schema, against_shape
@@ -22,28 +23,31 @@ DOCUMENT = json.loads((pathlib.Path(__file__).resolve().parents[2] / "webapp" / 
 
 # Each route whose body has a declared shape: (request, shape, the document's schema).
 ROUTES = [
-    ("/dashboard/overview", bodies.Overview, "Overview"),
-    ("/compliance-score", bodies.ComplianceScore, "ComplianceScore"),
-    ("/compliance-score?domain=example.com", bodies.ComplianceScore, "ComplianceScore"),
-    ("/compliance-score/history", bodies.ScoreHistory, "ScoreHistory"),
-    ("/trends?days=30", bodies.Trends, "Trends"),
-    ("/trends?days=30&domain=example.org", bodies.Trends, "Trends"),
-    ("/domains/example.com/health", bodies.DomainHealth, "DomainHealth"),
-    ("/domains/quiet.example/health", bodies.DomainHealth, "DomainHealth"),
-    ("/statistics", resources.Statistics, "Statistics"),
-    ("/reports/date-range", resources.ReportDateRange, "ReportDateRange"),
-    ("/domains", resources.DomainList, "DomainList"),
-    ("/top-sources", resources.TopSourceList, "TopSourceList"),
-    ("/events", resources.EventList, "EventList"),
-    ("/api-keys/usage", resources.Usage, "Usage"),
-    ("/enums", resources.Enums, "Enums"),
-    ("/reports", resources.ReportList, "ReportList"),
-    ("/tls-reports", resources.TlsReportList, "TlsReportList"),
-    ("/sources", resources.SourceList, "SourceList"),
-    ("/sources/192.0.2.1", resources.SourceDetail, "SourceDetail"),
+    ("/dashboard/overview", bodies.OverviewBody, "Overview"),
+    ("/compliance-score", bodies.ComplianceScoreBody, "ComplianceScore"),
+    ("/compliance-score?domain=example.com", bodies.ComplianceScoreBody, "ComplianceScore"),
+    ("/compliance-score/history", bodies.ScoreHistoryBody, "ScoreHistory"),
+    ("/trends?days=30", bodies.TrendsBody, "Trends"),
+    ("/trends?days=30&domain=example.org", bodies.TrendsBody, "Trends"),
+    ("/domains/example.com/health", bodies.DomainHealthBody, "DomainHealth"),
+    ("/domains/quiet.example/health", bodies.DomainHealthBody, "DomainHealth"),
+    ("/statistics", resources.StatisticsBody, "Statistics"),
+    ("/reports/date-range", resources.ReportDateRangeBody, "ReportDateRange"),
+    ("/domains", resources.DomainListBody, "DomainList"),
+    ("/top-sources", resources.TopSourceListBody, "TopSourceList"),
+    ("/events", resources.EventListBody, "EventList"),
+    ("/api-keys/usage", resources.UsageBody, "Usage"),
+    ("/enums", resources.EnumsBody, "Enums"),
+    ("/reports", resources.ReportListBody, "ReportList"),
+    ("/tls-reports", resources.TlsReportListBody, "TlsReportList"),
+    ("/sources", resources.SourceListBody, "SourceList"),
+    ("/sources/192.0.2.1", resources.SourceDetailBody, "SourceDetail"),
+    ("/reports/{report}", reports.ReportDetailBody, "ReportDetail"),
+    ("/tls-reports/{tls_report}", reports.TlsReportDetailBody, "TlsReportDetail"),
 ]
 # The routes' paths as the document writes them.
-DOCUMENTED = {"example.com": "{domain}", "quiet.example": "{domain}", "192.0.2.1": "{ip}"}
+DOCUMENTED = {"example.com": "{domain}", "quiet.example": "{domain}", "192.0.2.1": "{ip}",
+              "{report}": "{id}", "{tls_report}": "{id}"}
 
 
 def response_schema(path: str) -> dict:
@@ -54,7 +58,7 @@ def response_schema(path: str) -> dict:
 @pytest.mark.parametrize("shape, name", sorted({(s, n) for _, s, n in ROUTES},
                                                key=lambda pair: pair[1]))
 def test_each_shape_is_its_schema_in_the_document_field_by_field(shape, name):
-    assert shape.__name__ == name
+    assert shape.__name__ == name + "Body"
     schema = {"$ref": f"#/components/schemas/{name}"}
     assert against_schema(shape, schema, DOCUMENT) == []
 
@@ -70,20 +74,19 @@ def test_each_route_answers_the_schema_its_shape_is_checked_against():
 
 
 def test_a_field_the_document_lacks_is_found():
-    class Extra(bodies.ActionItemsSummary):
+    class Extra(bodies.ActionItemsSummaryBody):
         urgent: int
-    assert against_schema(Extra, {"$ref": "#/components/schemas/Overview"}["$ref"] and
-                          DOCUMENT["components"]["schemas"]["Overview"]["properties"]
-                          ["action_items_summary"], DOCUMENT) == [
+    summary = DOCUMENT["components"]["schemas"]["Overview"]["properties"]["action_items_summary"]
+    assert against_schema(Extra, summary, DOCUMENT) == [
         ".urgent: declared, not in the document",
-        ".: required ['high', 'low', 'medium', 'total_pending', 'urgent'] in the shape, "
-        "['high', 'low', 'medium', 'total_pending'] in the document"]
+        (".: required ['high', 'low', 'medium', 'total_pending', 'urgent'] in the shape, "
+         "['high', 'low', 'medium', 'total_pending'] in the document")]
 
 
 def test_a_body_field_the_shape_lacks_is_found():
     body = {"total_pending": 1, "high": 1, "medium": 0, "low": 0, "urgent": 1}
-    assert against_shape(body, bodies.ActionItemsSummary) == [".urgent: served, not declared"]
-    assert against_shape({**body, "high": "1"}, bodies.ActionItemsSummary)[-1] == (
+    assert against_shape(body, bodies.ActionItemsSummaryBody) == [".urgent: served, not declared"]
+    assert against_shape({**body, "high": "1"}, bodies.ActionItemsSummaryBody)[-1] == (
         ".high: '1' is not integer")
 
 
@@ -105,7 +108,8 @@ def generated(org, clock):
 @pytest.mark.parametrize("request_path, shape", [(r, s) for r, s, _ in ROUTES])
 def test_each_body_served_from_a_generated_store_is_its_shape(client, generated, key,
                                                               request_path, shape):
-    response = get(client, request_path, key)
+    report, tls_report = Report.select().first(), TlsReport.select().first()
+    response = get(client, request_path.format(report=report.id, tls_report=tls_report.id), key)
     assert response.status_code == 200
     assert against_shape(response.get_json(), shape) == []
 

@@ -34,7 +34,7 @@ class PageOfGraded(TypedDict):
 def test_fields_are_dotted_paths_with_optional_ones_marked():
     assert fields(CardMaybeScored) == ["domain", "score?"]
     assert fields(Page) == ["cards", "cards.domain", "cards.score"]
-    assert fields(bodies.TlsHealth | None)[:2] == ["failed_sessions", "failure_types"]
+    assert fields(bodies.TlsHealthBody | None)[:2] == ["failed_sessions", "failure_types"]
 
 
 def test_the_version_moves_with_the_fields_and_only_with_them():
@@ -45,4 +45,4 @@ def test_the_version_moves_with_the_fields_and_only_with_them():
 
 def test_every_served_kind_has_a_shape_and_its_version():
     assert set(jobs.SHAPE_VERSIONS) == set(jobs.SERVED_KINDS) == set(jobs.SHAPES)
-    assert jobs.SHAPE_VERSIONS["overview"] == version(bodies.Overview)
+    assert jobs.SHAPE_VERSIONS["overview"] == version(bodies.OverviewBody)
