@@ -64,9 +64,11 @@ run: install
 	exec $(BIN)/gunicorn -c deploy/gunicorn.conf.py
 
 # The API over your own store (RUA_DATABASE_URL, default var/rua.db, schema created or
-# upgraded first) on RUA_BIND, in the foreground: what deploy/rua-web.service runs.
-serve: init
+# upgraded first) on RUA_BIND, in the foreground: what deploy/rua-web.service runs. The port
+# is checked first, so a busy one leaves no store behind.
+serve: install
 	@$(BIN)/python deploy/bind_free.py >/dev/null
+	$(BIN)/rua init
 	exec $(BIN)/gunicorn -c deploy/gunicorn.conf.py
 
 # The import contracts first (.importlinter, docs/architecture.md): a broken one fails the target.

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import logging
 from dataclasses import dataclass, field, fields
 
 PREFIX = "RUA_"
@@ -9,6 +11,11 @@ TRUE = {"1", "true", "yes", "on"}
 FALSE = {"0", "false", "no", "off", ""}
 # Read by the test suite, not by rua; a shell that exports them for `make test` can still run rua.
 TEST_SETTINGS = frozenset({"RUA_CORPUS", "RUA_TEST_DATABASE_URL"})
+# Settings whose value is one of a few words, and the whole-number settings with a floor.
+LOG_FORMATS = ("text", "json")
+CHOICES = {"log_format": LOG_FORMATS,
+           "log_level": ("debug", "info", "warning", "error", "critical")}
+MINIMUMS = {"retention_days": 0}
 
 
 class ConfigError(ValueError):
@@ -58,6 +65,8 @@ class Config:
     # Domains reports may add to an organization by themselves, in all and per UTC day.
     max_auto_domains: int = 100
     max_auto_domains_per_day: int = 20
+    # Reporters' domains whose report mail must be DKIM-signed by them (comma-separated).
+    require_dkim_from: str = ""
     # Days a report's per-record rows are kept (0: for ever); rollups and summaries stay.
     retention_days: int = 0
     # Minutes a pages' sign-in session lasts without a page view (webapp/pages).
@@ -106,9 +115,12 @@ class Config:
         unknown = sorted(n for n in environ
                          if n.startswith(PREFIX) and n not in known and n not in TEST_SETTINGS)
         if unknown:
-            raise ConfigError(f"unknown setting {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+            raise ConfigError("; ".join(_unknown(name, known) for name in unknown))
+        _warn_unprefixed(environ, known)
         values = {f.name: _coerce(name, environ[name], f.type)
                   for name, f in known.items() if name in environ}
+        for name, value in values.items():
+            _check(name, value)
         return cls(**values)
 
     def replace(self, **changes) -> "Config":
@@ -136,3 +148,32 @@ def _coerce(name: str, raw: str, kind: str):
     except ValueError:
         raise ConfigError(f"{name}={raw!r} is not a valid {kind}") from None
     return raw
+
+
+def _unknown(name: str, known) -> str:
+    """One unknown name and the setting it was probably meant to be."""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+    if close:
+        return f"unknown setting {name}: did you mean {close[0]}?"
+    return f"unknown setting {name} (every setting: docs/configuration.md)"
+
+
+def _warn_unprefixed(environ, known) -> None:
+    """Warn about DATABASE_URL and the like: set without RUA_, rua does not read them. A warning,
+    not a refusal: other programs on the host may set the same common names for themselves."""
+    for name in sorted(known):
+        bare = name[len(PREFIX):]
+        if "_" in bare and bare in environ and name not in environ:
+            logging.getLogger("rua.config").warning(
+                "%s is set but rua reads %s only: %s is ignored", bare, name, bare)
+
+
+def _check(name: str, value) -> None:
+    """Refuse a value outside its setting's words (in any case, as logging takes levels) or below
+    its floor."""
+    words = CHOICES.get(name)
+    if words is not None and value.lower() not in words:
+        raise ConfigError(f"{PREFIX}{name.upper()}={value!r} is not one of {', '.join(words)}")
+    floor = MINIMUMS.get(name)
+    if floor is not None and value < floor:
+        raise ConfigError(f"{PREFIX}{name.upper()}={value!r} must be {floor} or more")

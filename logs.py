@@ -7,9 +7,8 @@ import time
 
 from pythonjsonlogger.json import JsonFormatter
 
-from config import ConfigError
+from config import LOG_FORMATS, ConfigError
 
-FORMATS = ("text", "json")
 # RFC 3339 UTC, whole seconds, as every time rua shows.
 DATE_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
@@ -17,9 +16,9 @@ TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s %(message)s"
 
 def formatter(log_format: str) -> logging.Formatter:
     """The formatter for RUA_LOG_FORMAT; JSON lines carry each record's extra fields."""
-    if log_format not in FORMATS:
-        raise ConfigError(f"RUA_LOG_FORMAT={log_format!r} is not one of {', '.join(FORMATS)}")
-    if log_format == "json":
+    if log_format.lower() not in LOG_FORMATS:
+        raise ConfigError(f"RUA_LOG_FORMAT={log_format!r} is not one of {', '.join(LOG_FORMATS)}")
+    if log_format.lower() == "json":
         made = JsonFormatter("%(asctime)s %(levelname)s %(name)s %(message)s",
                              rename_fields={"asctime": "time", "levelname": "level",
                                             "name": "logger"},

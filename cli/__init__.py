@@ -10,8 +10,8 @@ import os
 
 import click
 
-from cli import (admin, backup, demo, dns, domains, events, fetch, ingest, keys, notify, prune,
-                 report, snapshot, sources)
+from cli import (admin, backup, demo, dns, domains, events, export, fetch, ingest, keys, notify,
+                 prune, report, snapshot, sources)
 from cli.common import RuaGroup, fail
 from config import Config, ConfigError
 
@@ -50,3 +50,4 @@ main.add_command(backup.backup)
 main.add_command(backup.restore)
 main.add_command(prune.prune)
 main.add_command(report.report)
+main.add_command(export.export)

@@ -41,8 +41,11 @@ def fetch():
 @click.option("--watch", is_flag=True,
               help="Stay connected (IMAP IDLE) and ingest each message as it arrives; "
                    "reconnects by itself; snapshots are refreshed after each batch.")
+@click.option("--check", is_flag=True,
+              help="Only log in and say what a fetch would take and where it would file it; "
+                   "nothing is read, stored or moved.")
 @click.pass_obj
-def imap_command(config, org_ref, output, snapshot, watch):
+def imap_command(config, org_ref, output, snapshot, watch, check):
     """Ingest every message in the mailbox named by RUA_IMAP_URL, then move each one.
 
     A message whose reports are all stored (now or before) goes to RUA_IMAP_DONE_FOLDER, one
@@ -50,6 +53,9 @@ def imap_command(config, org_ref, output, snapshot, watch):
     moves only after its reports are committed, and nothing is ever deleted. The password comes
     from RUA_IMAP_PASSWORD_FILE or RUA_IMAP_PASSWORD, never from the command line; with
     RUA_IMAP_AUTH=microsoft or google, rua obtains an OAuth token instead (docs/mailboxes.md).
+
+    A fetch moves every message of the folder: give rua a folder (or mailbox) for reports only,
+    and try --check first, which logs in, counts and moves nothing.
 
     Exit status: 0 when nothing was refused, 1 when some message was refused (the good reports
     beside it are still stored), 2 for a usage error or a mailbox that cannot be used
@@ -61,6 +67,9 @@ def imap_command(config, org_ref, output, snapshot, watch):
         login = imap_login.for_config(config, mailbox)
     except IntakeError as exc:
         fail(str(exc))
+    if check:
+        _check(config, mailbox, login)
+        return
     with open_store(config):
         org = resolve_org(org_ref) if org_ref else None
         if watch:
@@ -80,6 +89,16 @@ def imap_command(config, org_ref, output, snapshot, watch):
         finally:
             imap.close(client)
         _finish(config, output, summary, snapshot)
+
+
+def _check(config, mailbox, login):
+    from intake import imap_check
+    try:
+        checked = imap_check.check(config, mailbox, login)
+    except IntakeError as exc:
+        fail(str(exc))
+    for line in checked.lines():
+        click.echo(line)
 
 
 @fetch.command("maildir")

@@ -5,43 +5,79 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 import click
 
 from ingest.printable import printable
+from rules.snapshot_facts import WINDOW_DAYS
+from store.clock import FIRST_REPORT_DAY, utcnow
 from store.encoding import dumps
 
+_FIRST_REPORT_DAY = FIRST_REPORT_DAY.isoformat()
 # Without a terminal, a progress line on stderr this often keeps a long batch observable in logs.
 PROGRESS_EVERY = 10.0
 
 
 @dataclass
 class Summary:
-    """Totals of one batch; records and messages count stored reports only."""
+    """Totals of one batch; records and messages count stored reports only; the days are the
+    first and last of every report read, stored, already stored or refused for its domain."""
     files: int = 0
     stored: int = 0
     duplicates: int = 0
     refused: int = 0
     records: int = 0
     messages: int = 0
+    sessions: int = 0           # of stored TLS reports (RFC 8460), which have no records
+    tls: int = 0
     seconds: float = 0.0
+    first_day: str | None = None
+    last_day: str | None = None
 
     def add(self, result):
         self.files += 1
         self.refused += len(result.refusals) or int(result.status == "refused")
         for report in result.reports:
+            self._covers(str(report["day_begin"]), str(report["day_end"]))
             if report["status"] == "stored":
                 self.stored += 1
                 self.records += report["records"]
                 self.messages += report["messages"]
+                self.sessions += report.get("sessions", 0)
+                self.tls += report.get("kind") == "tlsrpt"
             else:
                 self.duplicates += 1
+        for refused in result.unmonitored:
+            if refused.day_begin is not None:
+                self._covers(str(refused.day_begin), str(refused.day_end))
 
     def line(self) -> str:
+        figures = _figures(self.stored - self.tls, self.tls, self.records, self.messages,
+                           self.sessions)
         return (f"{_n(self.files, 'file')}: {_n(self.stored, 'report')} stored, "
                 f"{_n(self.duplicates, 'duplicate')}, {self.refused:,} refused; "
-                f"{_n(self.records, 'record')}, {_n(self.messages, 'message')} "
-                f"in {self.seconds:.1f} s")
+                f"{figures} in {self.seconds:.1f} s")
+
+    def days_line(self) -> str | None:
+        """Which days the reports read cover, and where to look when all are older than the
+        scoring window; None when no report was read."""
+        if self.first_day is None:
+            return None
+        line = f"reports cover {self.first_day} to {self.last_day}"
+        if date.fromisoformat(self.last_day) <= utcnow().date() - timedelta(days=WINDOW_DAYS):
+            line += (f", all before the last {WINDOW_DAYS} days: the overview, scores and health "
+                     f"show no data for them (latest_data_date says {self.last_day}); "
+                     f"/reports lists them")
+        return line
+
+    def _covers(self, first: str, last: str):
+        if first < _FIRST_REPORT_DAY:       # a reporter's broken clock, as /reports/date-range
+            return
+        if self.first_day is None or first < self.first_day:
+            self.first_day = first
+        if self.last_day is None or last > self.last_day:
+            self.last_day = last
 
 
 class Display:
@@ -102,8 +138,21 @@ def _text(result) -> str:
         return f"duplicate  {path} ({_n(len(result.reports), 'report')} already stored)"
     records = sum(r["records"] for r in stored)
     messages = sum(r["messages"] for r in stored)
-    return (f"stored     {path} ({_n(len(stored), 'report')}, {_n(records, 'record')}, "
-            f"{_n(messages, 'message')})")
+    sessions = sum(r.get("sessions", 0) for r in stored)
+    tls = sum(r.get("kind") == "tlsrpt" for r in stored)
+    figures = _figures(len(stored) - tls, tls, records, messages, sessions)
+    return f"stored     {path} ({_n(len(stored), 'report')}, {figures})"
+
+
+def _figures(dmarc: int, tls: int, records: int, messages: int, sessions: int) -> str:
+    """Records and messages of DMARC reports, sessions of TLS reports (they have no records):
+    each said only for the kind stored, both kinds' when neither was."""
+    said = []
+    if dmarc or not tls:
+        said += [_n(records, 'record'), _n(messages, 'message')]
+    if tls:
+        said.append(_n(sessions, 'session'))
+    return ", ".join(said)
 
 
 def _discard(stream):

@@ -20,7 +20,7 @@ def report():
 def copies(config, org_ref):
     """List the copies of ORG's (id or name) reports kept aside, oldest first: conflicting
     copies that arrived (arrived) and reports an operator's replace set aside (replaced)."""
-    from ingest.printable import bounded, printable
+    from ingest.printable import bounded, printable, report_named
     from store import report_copies
     from store.clock import from_epoch, rfc3339
     with open_store(config):
@@ -30,7 +30,7 @@ def copies(config, org_ref):
         click.echo(f"no kept copies for {org.name}")
     for row in rows:
         period = f"{from_epoch(row.date_begin):%Y-%m-%d} to {from_epoch(row.date_end):%Y-%m-%d}"
-        named = f"{bounded(row.org_name)} report {bounded(row.report_id)} for {bounded(row.domain)}"
+        named = f"{report_named(row.org_name, row.report_id)} for {bounded(row.domain)}"
         click.echo(f"copy {row.id}  {row.kind}  {row.reason}  {rfc3339(row.received_at)}  "
                    f"{printable(named)}, {period}")
 
@@ -46,15 +46,15 @@ def replace(config, copy_id, yes):
     The API shows the new figures after the next snapshot refresh."""
     from ingest import replacing
     from ingest.model import ReportError
-    from ingest.printable import bounded, printable
+    from ingest.printable import printable, report_named
     with open_store(config):
         try:
             swap = replacing.replace(copy_id, apply=yes, max_records=config.max_records)
         except ReportError as exc:
             fail(printable(str(exc)))
     verb = "replaced" if yes else "would replace"
-    what = swap.replaced or (f"no stored report ({bounded(swap.copy.org_name)} report "
-                             f"{bounded(swap.copy.report_id)})")
+    what = swap.replaced or (f"no stored report "
+                             f"({report_named(swap.copy.org_name, swap.copy.report_id)})")
     click.echo(f"copy {swap.copy.id} {verb} {printable(what)}")
     for name, before, after in swap.figures:
         click.echo(f"  {name}: {before:,} -> {after:,}")

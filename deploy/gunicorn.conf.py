@@ -1,14 +1,21 @@
 """Gunicorn settings for rua's web API: `gunicorn -c deploy/gunicorn.conf.py`.
 
 Every knob comes from rua's own Config (RUA_BIND, RUA_WORKERS, RUA_LOG_LEVEL), so a typo
-in a RUA_* name stops the server at start-up instead of silently using a default. Names
-starting with an underscore are ours; gunicorn only reads the names of its own settings.
+in a RUA_* name (or a database URL rua cannot use) stops the server at start-up in one line
+instead of silently using a default. Names starting with an underscore are ours; gunicorn only
+reads the names of its own settings.
 """
 import os
 
-from config import Config as _Config
+from config import Config as _Config, ConfigError as _ConfigError
+from store import check_url as _check_url
 
-_settings = _Config.from_env(os.environ)
+# A bad setting stops the master in one line, before any worker meets it in a traceback.
+try:
+    _settings = _Config.from_env(os.environ)
+    _check_url(_settings.database_url)    # the URL read; nothing is connected or made
+except _ConfigError as _exc:
+    raise SystemExit(f"rua-web: {_exc}") from None
 
 # The Flask app built by wsgi.create_app() from the same RUA_* environment.
 wsgi_app = "wsgi:app"
@@ -35,6 +42,17 @@ workers = _settings.workers if _settings.workers > 0 else 2 * _cpus() + 1
 accesslog = None
 errorlog = "-"
 loglevel = _settings.log_level
+# gunicorn's own lines (start, workers, stop) in rua's format too, so RUA_LOG_FORMAT=json makes
+# every line of the service JSON. The root logger gets no handler here: each worker gives it
+# rua's (wsgi.py), and a second one would print every line twice.
+logconfig_dict = {
+    "root": {"handlers": []},
+    "loggers": {"gunicorn.error": {"level": _settings.log_level.upper(),
+                                   "handlers": ["error_console"], "propagate": False}},
+    "handlers": {"error_console": {"class": "logging.StreamHandler", "formatter": "rua",
+                                   "stream": "ext://sys.stderr"}},
+    "formatters": {"rua": {"()": "logs.formatter", "log_format": _settings.log_format}},
+}
 
 # A worker silent this long is stuck (a lost lock, a hung DNS look-up): kill and replace it.
 # The slowest legitimate request (health of a big domain computed without a snapshot) takes

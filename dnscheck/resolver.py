@@ -12,6 +12,7 @@ import dns.flags
 import dns.message
 import dns.name
 import dns.query
+import dns.rcode
 import dns.rdatatype
 import dns.resolver
 
@@ -49,8 +50,9 @@ class Answer:
 class Lookup:
     """One check run's resolver: config's nameservers, port and timeout, or the system's.
 
-    Offline, every answer is UNKNOWN and no packet is sent. A resolver that answers nothing
-    at all is found out once (`dead` says so) and every later answer is UNKNOWN at once."""
+    Offline, every answer is UNKNOWN and no packet is sent. A resolver that answers nothing at
+    all, or says no name exists (a broken or captive one), is found out once (`dead` says so)
+    and every later answer is UNKNOWN at once."""
 
     def __init__(self, config):
         self.offline = bool(config.offline)
@@ -61,8 +63,8 @@ class Lookup:
                 self._resolver = _resolver(config)
             except dns.resolver.NoResolverConfiguration:
                 self._why = "no nameserver: set RUA_DNS_NAMESERVERS or /etc/resolv.conf"
-        self.dead = ""          # why no look-up can succeed: the resolver answers nothing
-        self._heard = False     # some answer came back: the resolver is alive
+        self.dead = ""          # why no look-up can succeed: the resolver answers nothing true
+        self._heard = False     # a name was found or said to exist: the resolver is trusted
         self._probe = threading.Lock()
         self._probed = False
         self._answers: dict[tuple[str, str], Answer] = {}
@@ -86,6 +88,14 @@ class Lookup:
                 self._pending.pop(key, None)
         return answer
 
+    def unusable(self) -> str:
+        """Why no look-up can tell anything (offline, no nameserver, a resolver that answers
+        nothing or denies every name), found by one question; "" when the resolver answers."""
+        if self._resolver is None:
+            return self._why
+        self._untrue()
+        return self.dead
+
     def txt(self, name: str) -> Answer:
         return self.query(name, "TXT")
 
@@ -101,21 +111,26 @@ class Lookup:
         if self.dead:
             return Answer(UNKNOWN, why=self.dead)
         answer = self._resolve(qname, rdtype)
-        if answer.why in SILENCE and self._silent():
+        if (answer.why in SILENCE or answer.nxdomain) and self._untrue():
             return Answer(UNKNOWN, why=self.dead)
-        if answer.why not in SILENCE:
+        if answer.why not in SILENCE and not answer.nxdomain:
             self._heard = True
         return answer
 
-    def _silent(self) -> bool:
-        """Whether the resolver itself answers nothing (not just this name): asked once, with
-        a question every resolver answers at once (the root's NS), after the first silence."""
+    def _untrue(self) -> bool:
+        """Whether the resolver itself answers nothing, or denies every name (not just this
+        one): asked once, after the first silence or NXDOMAIN, about a name that must exist
+        and that every resolver answers at once (the root's NS)."""
         with self._probe:
             if not self._probed and not self._heard:
                 self._probed = True
-                if not _answers_anything(self._resolver, self.timeout):
-                    servers = ", ".join(self._resolver.nameservers)
+                servers = ", ".join(self._resolver.nameservers)
+                said = _root_answer(self._resolver, self.timeout)
+                if said is None:
                     self.dead = f"resolver {servers} did not answer"
+                elif said == dns.rcode.NXDOMAIN:
+                    self.dead = (f"resolver {servers} says no name exists, not even the root "
+                                 f"(a broken or captive resolver)")
             return bool(self.dead)
 
     def _resolve(self, qname: dns.name.Name, rdtype: str) -> Answer:
@@ -145,20 +160,21 @@ def gather(calls: dict[str, Callable[[], T]], bound: int = 8) -> dict[str, T]:
         return {key: future.result() for key, future in futures.items()}
 
 
-def _answers_anything(resolver: dns.resolver.Resolver, timeout: float) -> bool:
-    """Whether any of the resolver's nameservers sends any reply (even an error) in time."""
+def _root_answer(resolver: dns.resolver.Resolver, timeout: float) -> int | None:
+    """The rcode the first of the resolver's nameservers to reply gives for the root's NS (a
+    malformed reply counts as an answer); None when none replies in time."""
     probe = dns.message.make_query(dns.name.root, "NS")
     for server in resolver.nameservers:
         try:
-            dns.query.udp(probe, str(server), timeout=timeout, port=resolver.port,
-                          ignore_unexpected=True)
-            return True
+            reply = dns.query.udp(probe, str(server), timeout=timeout, port=resolver.port,
+                                  ignore_unexpected=True)
+            return reply.rcode()
         except dns.exception.DNSException as failure:
             if not isinstance(failure, dns.exception.Timeout):
-                return True         # a reply came, malformed or not
+                return dns.rcode.FORMERR         # a reply came, malformed
         except OSError:
             continue
-    return False
+    return None
 
 
 def _resolver(config) -> dns.resolver.Resolver:

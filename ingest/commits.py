@@ -35,6 +35,7 @@ class Group:
 
     def __init__(self):
         self.transaction = None      # SQLite: the group's transaction
+        self.inside = False          # the group is part of a caller's transaction (a dry run)
         self.opened = False
         self.started = 0.0
         self.reports = 0
@@ -44,7 +45,11 @@ class Group:
         """Begin a group before a report is stored, unless one is open."""
         if self.opened:
             return
-        if is_postgres():
+        if db.in_transaction():
+            # ingest/dry_run.py's transaction holds every report and ends them all; SQLite may
+            # not change its flush inside it, and there is nothing to flush.
+            self.inside = True
+        elif is_postgres():
             db.execute_sql(_POSTGRES_UNFLUSHED)
         else:
             db.execute_sql(_SQLITE_FLUSHED)
@@ -75,7 +80,9 @@ class Group:
         """End the open group (if any) on disk; every outcome waiting, now released."""
         if self.opened:
             self.opened = False
-            if self.transaction is not None:
+            if self.inside:
+                self.inside = False
+            elif self.transaction is not None:
                 transaction, self.transaction = self.transaction, None
                 transaction.__exit__(None, None, None)
                 db.execute_sql(_SQLITE_UNFLUSHED)
@@ -92,7 +99,9 @@ class Group:
         if not self.opened:
             return
         self.opened = False
-        if self.transaction is not None:
+        if self.inside:
+            self.inside = False
+        elif self.transaction is not None:
             transaction, self.transaction = self.transaction, None
             transaction.__exit__(RuntimeError, None, None)      # as leaving it by an error
             db.execute_sql(_SQLITE_UNFLUSHED)

@@ -7,10 +7,11 @@ while it runs, so a bomb is refused at the cap instead of filling memory or disk
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ingest.archives import (Budget, BudgetSpent, SpooledBytes, TooLarge, Unreadable, gunzip,
                              read_stream, spool, zip_members)
@@ -20,6 +21,10 @@ from ingest.mail import (MAX_PARTS, MessageRefused, declares_report, declares_tl
 from ingest.model import Document, Refused
 from ingest.printable import bounded
 from ingest.tls_report import looks_like_tls_report
+from rules.authenticity import NOT_FROM_MAIL, NOT_VERIFIED, Provenance
+
+# Verifies a message's DKIM signatures (dnscheck/mail_signatures.py): what its mail proves.
+Attest = Callable[[bytes], Provenance]
 
 SEP = " » "
 _EMAIL_HEADER = re.compile(rb"[A-Za-z][A-Za-z0-9-]*:")
@@ -27,11 +32,12 @@ _BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 
 
 def iter_documents(path: str, *, max_bytes: int, max_depth: int, max_input_bytes=None,
-                   max_members=None) -> Iterator[Document | Refused]:
+                   max_members=None, attest: Attest | None = None) -> Iterator[Document | Refused]:
     """Every XML document in path (file, directory, Maildir, mbox, or "-" for stdin), in order;
     an unreadable member becomes a Refused and never stops the rest. Each input file may
-    decompress max_input_bytes and open max_members in all (None: no limit)."""
-    walker = _Walker(max_bytes, max_depth, (max_input_bytes, max_members))
+    decompress max_input_bytes and open max_members in all (None: no limit). attest: what a
+    message's signatures prove, given to the documents it carries (None: not checked)."""
+    walker = _Walker(max_bytes, max_depth, (max_input_bytes, max_members), attest)
     if path == "-":
         yield from walker.stdin()
     else:
@@ -39,10 +45,12 @@ def iter_documents(path: str, *, max_bytes: int, max_depth: int, max_input_bytes
 
 
 def iter_message(origin: str, data: bytes, *, max_bytes: int, max_depth: int,
-                 max_input_bytes=None, max_members=None) -> Iterator[Document | Refused]:
+                 max_input_bytes=None, max_members=None,
+                 attest: Attest | None = None) -> Iterator[Document | Refused]:
     """Every XML document in one message already read from a mailbox (whose size the caller
     checked against max_bytes before reading it), named by origin; one budget as for a file."""
-    yield from _Walker(max_bytes, max_depth, (max_input_bytes, max_members)).expand(
+    walker = _Walker(max_bytes, max_depth, (max_input_bytes, max_members), attest)
+    yield from walker.expand(
         origin, SpooledBytes(data), 0)
 
 
@@ -64,11 +72,12 @@ def sniff(head: bytes) -> str | None:
 
 
 class _Walker:
-    def __init__(self, max_bytes: int, max_depth: int, limits: tuple):
+    def __init__(self, max_bytes: int, max_depth: int, limits: tuple, attest: Attest | None):
         self.max_bytes = max_bytes
         self.max_depth = max_depth
         self.limits = limits
         self.budget = Budget(*limits)
+        self.attest = attest or (lambda raw: NOT_VERIFIED)
 
     def stdin(self) -> Iterator[Document | Refused]:
         try:
@@ -181,9 +190,11 @@ class _Walker:
 
     def _email(self, origin: str, blob: SpooledBytes, depth: int) -> Iterator[Document | Refused]:
         raw = blob.read()
+        proven = self.attest(raw)
         parts = message_parts(raw, max_depth=self.max_depth, max_parts=self.limits[1] or MAX_PARTS)
         try:
-            yield from self._attachments(origin, raw, parts, depth)
+            for item in self._attachments(origin, raw, parts, depth):
+                yield _attested(item, proven)
         except MessageRefused as exc:
             yield Refused(origin, f"{origin}: {exc}; the rest of it is not read")
 
@@ -233,6 +244,14 @@ class _Walker:
                 yield Refused(member, f"{member}: {exc}")
                 return
             yield from self._email(member, SpooledBytes(raw), depth)
+
+
+def _attested(item: Document | Refused, proven: Provenance) -> Document | Refused:
+    """A document the message carries, with what the message proves (a message inside it
+    proved its own already)."""
+    if isinstance(item, Document) and item.provenance is NOT_FROM_MAIL:
+        return dataclasses.replace(item, provenance=proven)
+    return item
 
 
 def _is_maildir(path: str) -> bool:

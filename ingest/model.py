@@ -4,9 +4,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Iterator
 
+from rules.authenticity import NOT_FROM_MAIL, Provenance
+
 
 class ReportError(ValueError):
     """A document cannot be read as an aggregate report; the message is the one-line reason."""
+
+
+class NotMonitored(ReportError):
+    """A report refused for its policy domain: no organization monitors it (org is None), or
+    the organization may take no more domains from reports (org names it)."""
+
+    def __init__(self, message: str, domain: str, org: str | None = None):
+        super().__init__(message)
+        self.domain, self.org = domain, org
 
 
 @dataclass
@@ -16,6 +27,7 @@ class Document:
     open: Callable[[], BinaryIO]     # a fresh binary stream of the (decompressed) document
     kind: str = "dmarc"              # dmarc (aggregate XML) | tlsrpt (RFC 8460 JSON)
     notes: tuple[str, ...] = ()      # how its container departed from its label, as warnings
+    provenance: Provenance = NOT_FROM_MAIL   # what the mail it came in proves of its origin
 
 
 @dataclass

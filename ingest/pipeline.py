@@ -13,23 +13,34 @@ A FileResult is handed out only once every report stored from its file is commit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from datetime import date
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from ingest import routing, tls_report, xml_report
 from ingest.commits import Group
-from ingest.files import SEP, iter_documents, iter_message
+from ingest.files import SEP, Attest, iter_documents, iter_message
 from ingest.deadline import Deadline
 from ingest.caps import Caps
-from ingest.model import Document, Refused, ReportError
+from ingest.model import Document, NotMonitored, Refused, ReportError
 from ingest.printable import bounded, printable
 from ingest.storing import DomainCaps, store_report
 from ingest.tls_storing import store_tls_report
+from rules.windows import window_days
 from store.failures import is_store_failure
+from rules.authenticity import required_domains
 from store.report_keys import content_digest
 
 # Why something was refused when it was not for a fault of the report itself (FileResult.fault):
 # the store failed (the input is to be read again, not blamed), or an error rua cannot classify.
 STORE_FAILED, UNEXPECTED = "store failed", "unexpected"
+
+
+class Unmonitored(NamedTuple):
+    """A report refused for its policy domain (ingest.model.NotMonitored), with its days."""
+    domain: str
+    org: str | None             # the organization past its caps; None: nobody monitors it
+    day_begin: date | None      # None: the report's window is no usable time
+    day_end: date | None
 
 
 @dataclass
@@ -42,6 +53,7 @@ class FileResult:
     refusals: list[str] = field(default_factory=list)
     # STORE_FAILED or UNEXPECTED when a refusal was not the report's fault (STORE_FAILED wins).
     fault: str | None = None
+    unmonitored: list[Unmonitored] = field(default_factory=list)   # refusals for a domain
 
     def as_dict(self) -> dict:
         """The JSON shape, every text from outside with its unsafe characters escaped."""
@@ -64,20 +76,26 @@ class FileResult:
         return self
 
 
-def ingest_paths(paths: Iterable[str], *, config, org=None,
-                 progress: Callable[[str, str], None] | None = None) -> Iterator[FileResult]:
+def ingest_paths(paths: Iterable[str], *, config, org=None, add_domains: bool = False,
+                 progress: Callable[[str, str], None] | None = None,
+                 attest: Attest | None = None) -> Iterator[FileResult]:
     """One FileResult per input file (a directory gives one per file in it, "-" reads stdin).
 
     org: an Organization (or its id or name) that takes every report instead of routing; an
     unknown one raises routing.UnknownOrganization before any input is read.
+    add_domains: the reports' policy domains join org's domains past the caps (DomainCaps).
     progress(origin, status) is called as each report or refusal inside a file is settled.
+    attest: what a message's DKIM signatures prove (dnscheck/mail_signatures.py; None: not
+    checked), one for the batch, so each key is looked up once.
     """
     org = routing.find_org(org) if org is not None else None   # an unknown org stops at once
     group = Group()
     quiet = (lambda origin, status: None)
+    caps = DomainCaps.of(config, add_domains=add_domains)
     try:
         for path in paths:
-            for result in _ingest_path(str(path), config, org, progress or quiet, group):
+            for result in _ingest_path(str(path), config, org, progress or quiet, group, caps,
+                                       attest):
                 yield from group.hold(result)
         yield from group.commit()
     except BaseException:
@@ -86,16 +104,19 @@ def ingest_paths(paths: Iterable[str], *, config, org=None,
 
 
 def ingest_message(origin: str, data: bytes, *, config, org=None,
-                   progress: Callable[[str, str], None] | None = None) -> FileResult:
+                   progress: Callable[[str, str], None] | None = None,
+                   attest: Attest | None = None) -> FileResult:
     """The FileResult of one message read from a mailbox (origin names it), as for a file,
-    within RUA_MAX_MESSAGE_SECONDS: past it, what is left of the message is refused."""
+    within RUA_MAX_MESSAGE_SECONDS: past it, what is left of the message is refused.
+    attest: as for ingest_paths, one for the whole mailbox."""
     org = routing.find_org(org) if org is not None else None
-    items = iter_message(origin, data, **_limits(config))
+    items = iter_message(origin, data, attest=attest, **_limits(config))
     quiet = (lambda origin, status: None)
     budget = Deadline(config.max_message_seconds)
     group = Group()
     try:
-        result = next(_ingest_items(origin, items, org, progress or quiet, config, group, budget))
+        result = next(_ingest_items(origin, items, org, progress or quiet, config, group,
+                                    DomainCaps.of(config), budget))
         group.commit()
     except BaseException:
         group.rollback()
@@ -103,9 +124,9 @@ def ingest_message(origin: str, data: bytes, *, config, org=None,
     return result
 
 
-def _ingest_path(path, config, org, progress, group) -> Iterator[FileResult]:
-    items = iter_documents(path, **_limits(config))
-    yield from _ingest_items(path, items, org, progress, config, group)
+def _ingest_path(path, config, org, progress, group, caps, attest) -> Iterator[FileResult]:
+    items = iter_documents(path, attest=attest, **_limits(config))
+    yield from _ingest_items(path, items, org, progress, config, group, caps)
 
 
 def _limits(config) -> dict:
@@ -113,7 +134,7 @@ def _limits(config) -> dict:
                 max_input_bytes=config.max_input_bytes, max_members=config.max_members)
 
 
-def _ingest_items(path, items, org, progress, config, group,
+def _ingest_items(path, items, org, progress, config, group, caps: DomainCaps,
                   budget: Deadline | None = None) -> Iterator[FileResult]:
     current = None
     while True:
@@ -134,12 +155,12 @@ def _ingest_items(path, items, org, progress, config, group,
             yield current.settle()
             current = None
         current = current or FileResult(name)
-        status = _ingest_one(item, current, org, config, group, budget)
+        status = _ingest_one(item, current, org, config, group, caps, budget)
         progress(item.origin, status)
     yield (current or FileResult(path)).settle()
 
 
-def _ingest_one(item, result: FileResult, org, config, group,
+def _ingest_one(item, result: FileResult, org, config, group, caps: DomainCaps,
                 budget: Deadline | None = None) -> str:
     """Store one document (or note one refusal) into result; the report's status."""
     if isinstance(item, Refused):
@@ -160,10 +181,13 @@ def _ingest_one(item, result: FileResult, org, config, group,
         if budget is not None:
             parsed.records = budget.watch(parsed.records)
         group.open()
-        stored = store_report(parsed, org=org, caps=DomainCaps.of(config), document=item)
+        stored = store_report(parsed, org=org, caps=caps, document=item,
+                              required=required_domains(config.require_dkim_from))
         group.stored()
     except Exception as exc:            # a fault in one input must not stop the batch
         refuse(result, item.origin, exc)
+        if isinstance(exc, NotMonitored):
+            result.unmonitored.append(_unmonitored(exc, parsed.meta))
         return "refused"
     finally:
         # A duplicate or unroutable report is never read to its end: close what parsing opened.
@@ -173,10 +197,19 @@ def _ingest_one(item, result: FileResult, org, config, group,
     report = stored.report
     result.reports.append({
         "id": report.id, "report_id": report.report_id, "org_name": report.org_name,
+        "org_id": report.org_id, "day_begin": report.day_begin, "day_end": report.day_end,
         "domain": report.domain, "records": report.record_count,
         "messages": report.total_messages, "compliant": report.compliant_messages,
         "status": stored.status})
     return stored.status
+
+
+def _unmonitored(refusal: NotMonitored, meta) -> Unmonitored:
+    try:
+        first, last, _ = window_days(meta.date_begin, meta.date_end)
+    except ValueError:
+        first = last = None
+    return Unmonitored(refusal.domain, refusal.org, first, last)
 
 
 def _ingest_tls(item: Document, result: FileResult, org, config,
@@ -190,13 +223,16 @@ def _ingest_tls(item: Document, result: FileResult, org, config,
             parsed = tls_report.parse(stream.read(), item.origin, caps)
         if budget is not None and budget.passed():
             raise ReportError(budget.reason())
-        stored = store_tls_report(parsed, org=org, notes=item.notes, caps=caps)
+        stored = store_tls_report(parsed, org=org, notes=item.notes, caps=caps,
+                                  provenance=item.provenance,
+                                  required=required_domains(config.require_dkim_from))
     except Exception as exc:            # a fault in one input must not stop the batch
         refuse(result, item.origin, exc)
         return "refused"
     report = stored.report
     result.reports.append({
         "id": report.id, "report_id": report.report_id, "org_name": report.org_name,
+        "org_id": report.org_id, "day_begin": report.day_begin, "day_end": report.day_end,
         "domain": ", ".join(report.policy_domains), "kind": "tlsrpt", "records": 0,
         "messages": 0, "compliant": 0,
         "sessions": report.successful_sessions + report.failed_sessions,

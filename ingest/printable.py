@@ -24,6 +24,14 @@ def bounded(text: str, limit: int = NAME_LIMIT) -> str:
     return f"{text[:limit]}…[{len(text) - limit:,} more characters]"
 
 
+def report_named(org_name: str, report_id: str) -> str:
+    """A report as lines and event titles name it, "<reporter> report <id>"; a report whose
+    reporter name is empty says so instead of printing "( report …"."""
+    if org_name.strip():
+        return f"{bounded(org_name)} report {bounded(report_id)}"
+    return f"report {bounded(report_id)} of an unnamed reporter"
+
+
 def _escape(match: re.Match) -> str:
     code = ord(match.group())
     if 0xDC80 <= code <= 0xDCFF:        # os.fsdecode's stand-in for an undecodable byte

@@ -13,7 +13,7 @@ import io
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ingest import storing, tls_report, tls_storing, xml_report
+from ingest import authenticity, storing, tls_report, tls_storing, xml_report
 from ingest.model import Document, ParsedRecord, ParsedReport, ReportError, ReportMeta
 from ingest.rollups import ReportTally
 from rules.windows import window_days
@@ -77,8 +77,8 @@ def _swap(copy: ReportCopy, max_records) -> Swap:
         now = _store_dmarc(copy, content, max_records)
     else:
         parsed = tls_report.parse(content, f"copy {copy.id}")
-        now = tls_storing.store_tls_report(parsed, org=copy.org_id,
-                                           received_at=copy.received_at).report
+        now = tls_storing.store_tls_report(parsed, org=copy.org_id, received_at=copy.received_at,
+                                           provenance=authenticity.of_row(copy)).report
     report_copies.remove(copy)
     events.mark_dirty(copy.org_id)
     after = _figures(now)
@@ -106,7 +106,8 @@ def _take_out(copy: ReportCopy, stored) -> int:
                               org_name=stored.org_name, report_id=stored.report_id,
                               domain=domain, date_begin=stored.date_begin,
                               date_end=stored.date_end, received_at=stored.received_at,
-                              form=form, reason="replaced")
+                              form=form, reason="replaced",
+                              attested=authenticity.columns(authenticity.of_row(stored)))
     day = window_days(stored.date_begin, stored.date_end)[2]
     if copy.kind == "dmarc":
         tally = ReportTally()
@@ -130,7 +131,8 @@ def _store_dmarc(copy: ReportCopy, content: bytes, max_records) -> Report:
         parsed = xml_report.parse(document, max_records=max_records)
         parsed.digest = copy.content_digest
     try:
-        return storing.store_report(parsed, org=copy.org_id, received_at=copy.received_at).report
+        return storing.store_report(parsed, org=copy.org_id, received_at=copy.received_at,
+                                    provenance=authenticity.of_row(copy)).report
     finally:
         close = getattr(parsed.records, "close", None)
         if close is not None:

@@ -1,7 +1,7 @@
 """Which organization a report belongs to: the one named, or the one monitoring its domain."""
 from __future__ import annotations
 
-from ingest.model import ReportError
+from ingest.model import NotMonitored, ReportError
 from store import compiled as sql
 from store.domain_names import organizational_domain
 from store.ids import normalize_ulid
@@ -38,7 +38,7 @@ def route(domain: str) -> Organization:
         names = ", ".join(o.name for o in orgs)
         raise ReportError(f"ambiguous: {name} is monitored by several organizations ({names}); "
                           f"choose one with --org")
-    raise ReportError(f"unroutable: no organization monitors {domain}")
+    raise NotMonitored(f"unroutable: no organization monitors {domain}", domain)
 
 
 def _monitoring(name: str) -> list[Organization]:

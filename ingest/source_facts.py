@@ -19,10 +19,12 @@ from store.addresses import SEARCH_LENGTH, ip_key, remember_spellings, search_te
 from store.models import DomainDay, Source, SourceDomain
 
 NEW_SENDER_HISTORY = timedelta(days=7)   # a domain needs this much history before a sender is new
+NEW_SENDER_RECENT = timedelta(days=7)    # news only: a report that ended longer ago is history
 NEW_SENDER_EVENTS = 10                   # per report at most (its busiest new senders)
 
 
-def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, tally) -> None:
+def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, tally,
+         received_at: datetime) -> None:
     """Add one stored report's per-IP sums (a rollups.ReportTally) to the source facts."""
     rows = [(ip, *sums, *tally.dispositions.get(ip, (0, 0)))
             for ip, sums in tally.in_address_order()]
@@ -37,7 +39,8 @@ def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, t
         if text != ip:
             others.setdefault(ip, set()).add(text)
     remember_spellings(org_id, others)
-    if new:
+    # An archive of old reports imported today makes no news: new_sender is about the last days.
+    if new and received_at - last <= NEW_SENDER_RECENT:
         _announce(org_id, domain, day, sorted(new, key=lambda ip: -tally.by_ip[ip][0]))
 
 

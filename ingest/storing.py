@@ -6,14 +6,15 @@ from datetime import datetime, time
 
 from peewee import IntegrityError, Value
 
-from ingest import copies, rollups, routing, source_facts
-from ingest.model import Document, ParsedReport, ReportError
-from ingest.printable import bounded
+from ingest import authenticity, copies, rollups, routing, source_facts
+from ingest.model import Document, NotMonitored, ParsedReport, ReportError
+from ingest.printable import bounded, report_named
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
+from rules.authenticity import NOT_FROM_MAIL, Provenance, speaks_for_reporter, unauthenticated
 from rules.rates import rate
 from rules.windows import window_days
 from store import compiled as sql
-from store import db, events, is_postgres
+from store import db, events, is_postgres, report_copies
 from store.clock import from_epoch, utcnow
 from store.domain_names import InvalidDomain, normalize
 from store.report_keys import dedupe_key
@@ -22,13 +23,16 @@ from store.models import Domain, Organization, Report
 
 @dataclass(frozen=True)
 class DomainCaps:
-    """How many domains reports may add to an organization by themselves, in all and a day."""
+    """How many domains reports may add to an organization by themselves, in all and a day.
+    add_domains: the user takes an archive's domains in (`rua ingest --add-domains`), so its
+    policy domains join as added by hand, past both caps."""
     total: int
     per_day: int
+    add_domains: bool = False
 
     @classmethod
-    def of(cls, config) -> "DomainCaps":
-        return cls(config.max_auto_domains, config.max_auto_domains_per_day)
+    def of(cls, config, *, add_domains: bool = False) -> "DomainCaps":
+        return cls(config.max_auto_domains, config.max_auto_domains_per_day, add_domains)
 
 
 @dataclass
@@ -41,11 +45,14 @@ class Stored:
 
 
 def store_report(parsed: ParsedReport, *, org=None, received_at=None,
-                 caps: DomainCaps | None = None, document: Document | None = None) -> Stored:
+                 caps: DomainCaps | None = None, document: Document | None = None,
+                 provenance: Provenance | None = None, required: tuple[str, ...] = ()) -> Stored:
     """Route, dedupe and store one report; ReportError (nothing stored) when it cannot be.
     caps: a report whose domain is new to the organization is refused past them.
     document: the report's document, kept aside when the report is a conflicting copy (so a
     report with a digest needs it).
+    provenance: what its mail proves (else the document's); required: RUA_REQUIRE_DKIM_FROM's
+    domains, whose reports must be signed by them.
 
     One transaction (a savepoint inside the caller's, ingest/pipeline.py) holds the look-ups
     and the writes."""
@@ -56,22 +63,36 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
         raise ReportError(f"policy domain: {bounded(str(exc))}") from None
     key = dedupe_key(meta.org_name, meta.report_id, domain, meta.date_begin, meta.date_end)
     now = received_at or utcnow()
+    if provenance is None:
+        provenance = document.provenance if document is not None else NOT_FROM_MAIL
+    mail = _Mail(provenance, required, key)
     try:
         with writing():
-            return _route_and_store(parsed, org, domain, key, caps, now)
+            return _route_and_store(parsed, org, domain, mail, caps, now)
     except _NoRoom as refusal:
         raise _refuse(refusal.org, domain, refusal.cap, now) from None
+    except _Unauthenticated as refusal:
+        raise authenticity.refuse(refusal.org_id, domain, refusal.reason, now) from None
     except _Conflicting as conflicting:
-        raise _keep_aside(parsed, conflicting.stored, key, document, now) from None
+        return _copy_arrived(parsed, conflicting, mail, document, now)
     except IntegrityError:
         # Another process stored the same report between our look-up and our insert.
         existing = _stored(_target(org, domain).id, key)
         if existing is None:
             raise
         try:
-            return _resent(existing, parsed.digest)
-        except _Conflicting:
-            raise _keep_aside(parsed, existing, key, document, now) from None
+            return _resent(existing, parsed, mail)
+        except _Conflicting as conflicting:
+            return _copy_arrived(parsed, conflicting, mail, document, now)
+
+
+@dataclass(frozen=True)
+class _Mail:
+    """What the report's mail proves, the domains whose reports must be signed by them, and
+    the report's dedupe key."""
+    provenance: Provenance
+    required: tuple[str, ...]
+    key: str
 
 
 def writing():
@@ -84,11 +105,20 @@ def writing():
 
 
 class _Conflicting(Exception):
-    """The report is a conflicting copy of the stored report under its key."""
+    """The report is a conflicting copy of the stored report under its key (takes_place: one
+    that takes the stored one's place)."""
 
-    def __init__(self, stored: Report):
+    def __init__(self, stored: Report, takes_place: bool = False):
         super().__init__(stored.id)
-        self.stored = stored
+        self.stored, self.takes_place = stored, takes_place
+
+
+class _Unauthenticated(Exception):
+    """RUA_REQUIRE_DKIM_FROM refuses the report (the reason), routed to org_id."""
+
+    def __init__(self, org_id: str, reason: str):
+        super().__init__(reason)
+        self.org_id, self.reason = org_id, reason
 
 
 class _NoRoom(Exception):
@@ -103,46 +133,68 @@ def _target(org, domain: str) -> Organization:
     return routing.find_org(org) if org is not None else routing.route(domain)
 
 
-def _route_and_store(parsed, org, domain: str, key: str, caps, now: datetime) -> Stored:
+def _route_and_store(parsed, org, domain: str, mail: _Mail, caps, now: datetime) -> Stored:
     meta = parsed.meta
     target = _target(org, domain)
+    refusal = unauthenticated(mail.required, mail.provenance, meta.email, meta.org_name, now)
+    if refusal is not None:
+        raise _Unauthenticated(target.id, refusal)
+    key = mail.key
     existing = _stored(target.id, key)
     if existing is not None:
-        return _resent(existing, parsed.digest)
+        return _resent(existing, parsed, mail)
     try:
         days = window_days(meta.date_begin, meta.date_end)
     except ValueError as exc:
         raise ReportError(str(exc)) from None
     rows = _MONITORED.run(org=target.id, name=domain)
     monitored = rows[0] if rows else None
-    if caps is not None and monitored is None:
+    adding = caps is not None and caps.add_domains
+    if caps is not None and not adding and monitored is None:
         cap = _room(target, caps, now)
         if cap is not None:
             raise _NoRoom(target, cap)
-    return Stored("stored", _store(parsed, target, domain, key, days, now, monitored))
+    source = "manual" if adding else "auto"
+    report = _store(parsed, target, domain, key, days, now, monitored, source, mail.provenance)
+    return Stored("stored", report)
 
 
-def _resent(existing: Report, digest: str) -> Stored:
+def _resent(existing: Report, parsed, mail: _Mail) -> Stored:
     """A copy of a stored report: a duplicate, or _Conflicting (ingest/copies.py judges)."""
-    if copies.judge(existing.content_digest, digest) == copies.DUPLICATE:
+    proven = mail.provenance
+    judged = copies.judge(
+        existing.content_digest, parsed.digest,
+        speaks=speaks_for_reporter(proven.authenticity, proven.signed_by, parsed.meta.email),
+        stored_speaks=speaks_for_reporter(existing.authenticity, existing.signed_by,
+                                          existing.email),
+        chosen=lambda: report_copies.chosen(existing.org_id, "dmarc", mail.key))
+    if judged == copies.DUPLICATE:
         return Stored("duplicate", existing)
-    raise _Conflicting(existing)
+    raise _Conflicting(existing, judged == copies.TAKES_PLACE)
 
 
-def _keep_aside(parsed, stored: Report, key: str, document: Document | None,
-                now: datetime) -> ReportError:
-    """A conflicting copy kept aside (its document, as read again) and the refusal saying so."""
-    meta = parsed.meta
-    copy = copies.Copy("dmarc", key, parsed.digest, meta.org_name, meta.report_id, stored.domain,
-                       meta.date_begin, meta.date_end)
+def _copy_arrived(parsed, conflicting: _Conflicting, mail: _Mail, document: Document | None,
+                  now: datetime) -> Stored:
+    """A conflicting copy (its document, as read again) taking the stored report's place, or
+    kept aside: then ReportError, the refusal saying so."""
+    meta, stored = parsed.meta, conflicting.stored
+    copy = copies.Copy("dmarc", mail.key, parsed.digest, meta.org_name, meta.report_id,
+                       stored.domain, meta.date_begin, meta.date_end)
+    attested = authenticity.columns(mail.provenance)
     with document.open() as stream, db.atomic():
-        return copies.keep_aside(copy, stream.read(), stored.org_id, described(stored),
-                                 f"/reports/{stored.id}", now)
+        content = stream.read()
+        if conflicting.takes_place:
+            report_id = copies.take_place(copy, content, stored.org_id, described(stored),
+                                          mail.provenance.signed_by, now, attested)
+            return Stored("stored", Report.get_by_id(report_id))
+        refusal = copies.keep_aside(copy, content, stored.org_id, described(stored),
+                                    f"/reports/{stored.id}", now, attested)
+    raise refusal
 
 
 def described(report: Report) -> str:
     """A stored report as a refusal or an event names it."""
-    return (f"report {report.id} ({bounded(report.org_name)} report {bounded(report.report_id)} "
+    return (f"report {report.id} ({report_named(report.org_name, report.report_id)} "
             f"for {report.domain}, {report.day_begin} to {report.day_end})")
 
 
@@ -164,7 +216,7 @@ def _room(org: Organization, caps: DomainCaps, now: datetime) -> str | None:
     return over_cap(total, today, caps)
 
 
-def _refuse(org: Organization, domain: str, cap: str, now: datetime) -> ReportError:
+def _refuse(org: Organization, domain: str, cap: str, now: datetime) -> NotMonitored:
     """The refusal of a report past a cap, after telling the organization's people once a day
     through an auto_domain_cap event."""
     midnight = datetime.combine(now.date(), time())
@@ -174,8 +226,8 @@ def _refuse(org: Organization, domain: str, cap: str, now: datetime) -> ReportEr
         title=f"Reports for new domains refused ({cap})",
         detail=(f"Reports for domains not yet monitored, first {domain}, were refused: the "
                 f"organization reached {cap}. If a domain is yours, {fix}."), now=now)
-    return ReportError(f"domain cap: {domain} is not monitored and reports may add no more "
-                       f"domains to {org.name} ({cap}); if it is yours, {fix}")
+    return NotMonitored(f"domain cap: {domain} is not monitored and reports may add no more "
+                        f"domains to {org.name} ({cap}); if it is yours, {fix}", domain, org.name)
 
 
 def _stored(org_id: str, key: str) -> Report | None:
@@ -185,7 +237,7 @@ def _stored(org_id: str, key: str) -> Report | None:
 
 
 def _store(parsed, org: Organization, domain: str, key: str, days, received_at,
-           monitored) -> Report:
+           monitored, source: str, provenance: Provenance) -> Report:
     meta = parsed.meta
     warnings: list[str] = []
     report = Report(**_fit(Report, warnings, dict(
@@ -196,7 +248,7 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at,
         errors=meta.errors, generator=meta.generator, domain=domain, adkim=meta.adkim,
         aspf=meta.aspf, p=meta.p, sp=meta.sp, np=meta.np, pct=meta.pct, fo=meta.fo,
         testing=meta.testing, psd=meta.psd, discovery_method=meta.discovery_method,
-        received_at=received_at)))
+        received_at=received_at, **authenticity.columns(provenance))))
     # Postgres: the row is written once, after its records (migration 11 has their reference
     # to it checked at commit), for an update would leave a dead row and new index entries.
     # SQLite updates in place, and checks a record's report as it goes in, which costs less
@@ -221,18 +273,19 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at,
     rollups.save_domain_day(org.id, domain, days[2], report.total_messages, policy,
                             meta.date_end)
     source_facts.save(org.id, domain, from_epoch(meta.date_begin), from_epoch(meta.date_end),
-                      days[2], writer.tally)
-    _monitor(org, domain, writer.selectors, monitored)
+                      days[2], writer.tally, received_at)
+    _monitor(org, domain, writer.selectors, monitored, source)
     events.mark_dirty(org.id)
     return report
 
 
-def _monitor(org, domain: str, selectors: set, row):
-    """The policy domain joins the org's domains (auto, or both when added by hand); row is
-    its (id, source, selectors) when it was there already."""
+def _monitor(org, domain: str, selectors: set, row, source: str):
+    """The policy domain joins the org's domains as `source` (auto, or manual when the user
+    takes an archive's domains in); a domain added by hand becomes both. row is its (id,
+    source, selectors) when it was there already."""
     if row is None:
         fields = sql.columns(Domain)
-        values = sql.values_of(Domain(org=org.id, name=domain, source="auto",
+        values = sql.values_of(Domain(org=org.id, name=domain, source=source,
                                       dkim_selectors=sorted(selectors)), fields)
         sql.insert_rows(Domain, fields, [values], ignore=True)
         return

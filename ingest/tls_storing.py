@@ -5,17 +5,18 @@ import io
 
 from peewee import IntegrityError
 
-from ingest import copies, routing
+from ingest import authenticity, copies, routing
 from ingest.caps import Caps
 from ingest.model import ReportError
-from ingest.printable import bounded
+from ingest.printable import bounded, report_named
 from ingest.storing import Stored
 from ingest.tls_report import RESULT_TYPES
 from ingest.tls_report import TlsReport as Parsed
+from rules.authenticity import NOT_FROM_MAIL, Provenance, speaks_for_reporter, unauthenticated
 from rules.rates import rate
 from rules.windows import window_days
 from store import compiled as sql
-from store import db, events
+from store import db, events, report_copies
 from store.clock import utcnow
 from store.models import Organization, TlsDay, TlsPolicy, TlsReport
 from store.report_keys import content_digest, tls_dedupe_key
@@ -52,32 +53,38 @@ def route(parsed: Parsed) -> Organization:
 
 
 def store_tls_report(parsed: Parsed, *, org=None, received_at=None, notes=(),
-                     caps: Caps | None = None) -> Stored:
+                     caps: Caps | None = None, provenance: Provenance = NOT_FROM_MAIL,
+                     required: tuple[str, ...] = ()) -> Stored:
     """Route, dedupe and store one TLS report; ReportError (nothing stored) when it cannot be,
     a conflicting copy of a stored report kept aside (ingest/copies.py). caps (the defaults'
-    when None) bound the result types a domain's day keeps by name."""
+    when None) bound the result types a domain's day keeps by name; provenance: what its mail
+    proves; required: RUA_REQUIRE_DKIM_FROM's domains, whose reports must be signed by them."""
     caps = caps or Caps.of()
     target = routing.find_org(org) if org is not None else route(parsed)
     key = tls_dedupe_key(parsed.org_name, parsed.report_id, parsed.date_begin, parsed.date_end)
     digest = content_digest(io.BytesIO(parsed.body.encode("utf-8", "surrogatepass")))
     now = received_at or utcnow()
+    refusal = unauthenticated(required, provenance, parsed.contact_info, parsed.org_name, now)
+    if refusal is not None:
+        raise authenticity.refuse(target.id, parsed.domains[0] if parsed.domains else "",
+                                  refusal, now)
     existing = _stored(target.id, key)
     if existing is not None:
-        return _resent(existing, parsed, key, digest, now)
+        return _resent(existing, parsed, key, digest, now, provenance)
     try:
         days = window_days(parsed.date_begin, parsed.date_end)
     except ValueError as exc:
         raise ReportError(str(exc)) from None
     try:
         with db.atomic():
-            report = _store(parsed, target, key, digest, days, now, list(notes),
+            report = _store(parsed, target, key, digest, days, now, list(notes), provenance,
                             caps.result_types)
     except IntegrityError:
         # Another process stored the same report between our look-up and our insert.
         existing = _stored(target.id, key)
         if existing is None:
             raise
-        return _resent(existing, parsed, key, digest, now)
+        return _resent(existing, parsed, key, digest, now, provenance)
     return Stored("stored", report)
 
 
@@ -85,28 +92,42 @@ def _stored(org_id: str, key: str) -> TlsReport | None:
     return TlsReport.get_or_none(TlsReport.org == org_id, TlsReport.dedupe_key == key)
 
 
-def _resent(existing: TlsReport, parsed: Parsed, key: str, digest: str, now) -> Stored:
-    """A copy of a stored TLS report: a duplicate, or a conflicting copy kept aside."""
-    if copies.judge(existing.content_digest, digest) == copies.DUPLICATE:
+def _resent(existing: TlsReport, parsed: Parsed, key: str, digest: str, now,
+            provenance: Provenance) -> Stored:
+    """A copy of a stored TLS report: a duplicate, a copy that takes the stored one's place
+    (ingest/copies.py judges), or a conflicting copy kept aside."""
+    judged = copies.judge(
+        existing.content_digest, digest,
+        speaks=speaks_for_reporter(provenance.authenticity, provenance.signed_by,
+                                   parsed.contact_info),
+        stored_speaks=speaks_for_reporter(existing.authenticity, existing.signed_by,
+                                          existing.contact_info),
+        chosen=lambda: report_copies.chosen(existing.org_id, "tlsrpt", key))
+    if judged == copies.DUPLICATE:
         return Stored("duplicate", existing)
     copy = copies.Copy("tlsrpt", key, digest, parsed.org_name, parsed.report_id,
                        ", ".join(parsed.domains), parsed.date_begin, parsed.date_end)
+    content = parsed.body.encode("utf-8", "surrogatepass")
+    attested = authenticity.columns(provenance)
     with db.atomic():
-        refusal = copies.keep_aside(copy, parsed.body.encode("utf-8", "surrogatepass"),
-                                    existing.org_id, described(existing),
-                                    f"/tls-reports/{existing.id}", now)
+        if judged == copies.TAKES_PLACE:
+            report_id = copies.take_place(copy, content, existing.org_id, described(existing),
+                                          provenance.signed_by, now, attested)
+            return Stored("stored", TlsReport.get_by_id(report_id))
+        refusal = copies.keep_aside(copy, content, existing.org_id, described(existing),
+                                    f"/tls-reports/{existing.id}", now, attested)
     raise refusal
 
 
 def described(report: TlsReport) -> str:
     """A stored TLS report as a refusal or an event names it."""
-    return (f"TLS report {report.id} ({bounded(report.org_name)} report "
-            f"{bounded(report.report_id)} for {bounded(', '.join(report.policy_domains))}, "
+    return (f"TLS report {report.id} ({report_named(report.org_name, report.report_id)} "
+            f"for {bounded(', '.join(report.policy_domains))}, "
             f"{report.day_begin} to {report.day_end})")
 
 
 def _store(parsed: Parsed, org: Organization, key: str, digest: str, days, received_at,
-           notes, max_types: int) -> TlsReport:
+           notes, provenance: Provenance, max_types: int) -> TlsReport:
     total = parsed.successful + parsed.failed
     warnings = notes + parsed.warnings
     report = TlsReport.create(
@@ -118,7 +139,8 @@ def _store(parsed: Parsed, org: Organization, key: str, digest: str, days, recei
         day_end=days[1], policy_domains=parsed.domains, successful_sessions=parsed.successful,
         failed_sessions=parsed.failed,
         success_rate=rate(parsed.successful, total),
-        body=parsed.body, parse_warnings=warnings or None, received_at=received_at)
+        body=parsed.body, parse_warnings=warnings or None, received_at=received_at,
+        **authenticity.columns(provenance))
     rows = [{"report": report.id, "org": org.id, "ordinal": ordinal,
              "policy_domain": _cut(policy.policy_domain, 253, "policy-domain", warnings),
              "policy_type": _cut(policy.policy_type, 32, "policy-type", warnings),

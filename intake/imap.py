@@ -16,6 +16,7 @@ from typing import Callable
 from imapclient import DELETED, IMAPClient
 from imapclient.exceptions import CapabilityError, IMAPClientAbortError, IMAPClientError, LoginError
 
+from dnscheck.mail_signatures import MailSignatures
 from ingest.pipeline import FileResult, ingest_message
 from intake import imap_login
 from intake.mailbox_url import IntakeError, Mailbox, parse_url
@@ -59,7 +60,8 @@ def connect(config, mailbox: Mailbox | None = None, login=None) -> IMAPClient:
     except IntakeError as exc:
         error = f"{mailbox.where}: {exc}"
     except (OSError, IMAPClientError) as exc:     # a BYE during login may quote it
-        error = f"cannot use the IMAP server {mailbox.where}: {login.said(str(exc))}"
+        error = (f"cannot use the IMAP server {mailbox.where} (RUA_IMAP_URL): "
+                 f"{login.said(one_line(exc))}")
     close(client)
     raise IntakeError(error)
 
@@ -92,6 +94,7 @@ def drain(client: IMAPClient, mailbox: Mailbox, config, handle: Callable[[FileRe
     uids = client.search(["UNDELETED"])     # a \Deleted one was already copied out
     sizes = _sizes(client, uids)
     filer, handled = Filer(client, config), 0
+    attest = MailSignatures(config)         # each DKIM key looked up once per drain
     for group in chunks([u for u in uids if u in sizes], sizes, chunk, CHUNK_BYTES):
         wanted = [u for u in group if sizes[u] <= config.max_report_bytes]
         bodies = client.fetch(wanted, ["BODY.PEEK[]"]) if wanted else {}
@@ -103,7 +106,8 @@ def drain(client: IMAPClient, mailbox: Mailbox, config, handle: Callable[[FileRe
             elif uid in bodies:
                 body = bodies[uid][b"BODY[]"]
                 reading = read_once(message_key(folder_id, str(uid)), origin,
-                                    lambda: ingest_message(origin, body, config=config, org=org))
+                                    lambda: ingest_message(origin, body, config=config, org=org,
+                                                           attest=attest))
             else:
                 continue                    # moved away by another client since the search
             handle(reading.result)
@@ -253,6 +257,8 @@ def _tls_context(ca_file: str) -> ssl.SSLContext:
 
 
 def one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror        # "Connection refused", not its errno (args[0])
     text = exc.args[0] if exc.args else ""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")

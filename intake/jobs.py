@@ -4,8 +4,9 @@ from __future__ import annotations
 import logging
 
 from ingest.printable import printable
-from intake import imap, maildir
+from intake import expiry, imap, imap_login, maildir
 from intake.mailbox_url import IntakeError
+from store.clock import utcnow
 from store.job_runs import JobFailed
 
 log = logging.getLogger("rua.fetch")
@@ -32,7 +33,9 @@ def fetch_configured(config) -> int:
         client = None
         try:
             mailbox = imap.parse_url(config.imap_url)
-            client = imap.connect(config, mailbox)
+            login = imap_login.for_config(config, mailbox)
+            _warn_of_expiry(login)
+            client = imap.connect(config, mailbox, login)
             count = imap.drain(client, mailbox, config, handle)
             log.info("fetched %d message(s) from %s", count, mailbox.where)
         except (IntakeError, *imap.DROPPED) as exc:
@@ -48,3 +51,10 @@ def fetch_configured(config) -> int:
     if failures:
         raise JobFailed("; ".join(failures))
     return stored[0]
+
+
+def _warn_of_expiry(login) -> None:
+    """Each fetch in the last WARN_AHEAD of the login's certificate says so, as a warning."""
+    said = expiry.warning(login, utcnow())
+    if said:
+        log.warning("%s", said)

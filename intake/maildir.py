@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from typing import Callable
 
+from dnscheck.mail_signatures import MailSignatures
 from ingest.pipeline import FileResult, ingest_message
 from intake.mailbox_url import IntakeError
 from intake.outcome import KEEP, REFUSED, too_large
@@ -43,6 +44,7 @@ def drain(path: str, config, handle: Callable[[FileResult], None], *, org=None,
     """Ingest every pending message, then mark it seen; handle(result) for each in order."""
     handled = 0
     mailbox = "maildir:" + os.path.realpath(path)
+    attest = MailSignatures(config)         # each DKIM key looked up once per drain
     for message in pending(path, include_cur):
         try:
             size = os.path.getsize(message)
@@ -53,7 +55,7 @@ def drain(path: str, config, handle: Callable[[FileResult], None], *, org=None,
         else:
             # The name before the info (":2,...") stays the message's as it moves to cur/.
             key = message_key(mailbox, os.path.basename(message).split(":")[0])
-            reading = read_once(key, message, lambda: _ingest(message, config, org))
+            reading = read_once(key, message, lambda: _ingest(message, config, org, attest))
         if reading is None:
             continue                        # a mail client moved it meanwhile
         handle(reading.result)
@@ -71,11 +73,11 @@ def mark_seen(maildir: str, message: str, flagged: bool = False) -> str:
     return target
 
 
-def _ingest(message: str, config, org) -> FileResult | None:
+def _ingest(message: str, config, org, attest) -> FileResult | None:
     """The message's result; None when it is gone before it could be read."""
     try:
         with open(message, "rb") as stream:
             data = stream.read()
     except FileNotFoundError:
         return None
-    return ingest_message(message, data, config=config, org=org)
+    return ingest_message(message, data, config=config, org=org, attest=attest)

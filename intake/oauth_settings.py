@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from intake.mailbox_url import IntakeError, read_secret
 
@@ -24,6 +25,9 @@ class MicrosoftApp:
     secret: str = field(default="", repr=False)
     private_key: str = field(default="", repr=False)
     thumbprint: str = ""
+    # When the certificate stops being accepted (its notAfter, naive UTC); None for a secret,
+    # whose end Entra ID shows only on the app's page.
+    expires: datetime | None = None
 
     @property
     def who(self) -> str:
@@ -68,8 +72,8 @@ def _microsoft_app(config, user: str) -> MicrosoftApp:
                   user=user, authority=(authority or MICROSOFT_AUTHORITY).rstrip("/"),
                   scope=config.imap_oauth_scope or MICROSOFT_SCOPE)
     if config.imap_oauth_cert_file:
-        key, thumbprint = _certificate(config.imap_oauth_cert_file)
-        return MicrosoftApp(**common, private_key=key, thumbprint=thumbprint)
+        key, thumbprint, expires = _certificate(config.imap_oauth_cert_file)
+        return MicrosoftApp(**common, private_key=key, thumbprint=thumbprint, expires=expires)
     if config.imap_oauth_secret_file:
         secret = read_secret("RUA_IMAP_OAUTH_SECRET_FILE", config.imap_oauth_secret_file)
     else:
@@ -88,8 +92,9 @@ def _https(setting: str, url: str) -> str:
     return url
 
 
-def _certificate(path: str) -> tuple[str, str]:
-    """The PEM private key and the SHA-1 thumbprint of the certificate in the same file."""
+def _certificate(path: str) -> tuple[str, str, datetime]:
+    """The PEM private key, the SHA-1 thumbprint and the end (naive UTC) of the certificate in
+    the same file."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import rsa
@@ -111,7 +116,8 @@ def _certificate(path: str) -> tuple[str, str]:
     if not isinstance(key, rsa.RSAPrivateKey):
         raise IntakeError(f"RUA_IMAP_OAUTH_CERT_FILE {path}: the key must be RSA (Entra ID "
                           f"checks an RS256 signature), not {type(key).__name__}")
-    return pem, certificate.fingerprint(hashes.SHA1()).hex()
+    expires = certificate.not_valid_after_utc.replace(tzinfo=None)
+    return pem, certificate.fingerprint(hashes.SHA1()).hex(), expires
 
 
 def _google_account(config, user: str) -> GoogleAccount:

@@ -127,7 +127,7 @@ def _compliance(s: Scored, entries: list[DomainScoreBody]) -> ComplianceScoreBod
                                compliance_rate=s.compliance_rate, spf_pass_rate=s.spf_rate,
                                dkim_pass_rate=s.dkim_rate, policy_strength=s.policy_strength,
                                domain_scores=entries, total_messages=s.tally.messages,
-                               total_reports=s.tally.reports)
+                               total_reports=s.tally.reports, latest_data_date=s.last_report)
 
 
 def compliance_doc(ledger: Ledger, domain: str | None = None) -> ComplianceScoreBody:

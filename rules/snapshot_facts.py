@@ -89,6 +89,7 @@ class DomainFacts:
     dns: dict | None = None          # the last live DNS check per kind; None = never checked
     inherited_from: str = ""         # organizational parent whose record covers the domain
     tls_days: dict[date, TlsTally] = field(default_factory=dict)        # TLS report days
+    verified_messages: int = 0       # of the scoring window's, in reports whose mail is verified
 
 
 @dataclass

@@ -12,8 +12,9 @@ A record's classification (docs/sources.md), the first rule that holds:
 explain_record() returns {"rule", "because": [fact codes], "sentence"} for report detail.
 
 A source's classification over its records, the first rule that holds:
-1. authorized    for some domain it sends for, an aligned SPF pass (that domain's SPF record
-                 lists the IP: only its owner can publish that), or aligned DKIM passes on at
+1. authorized    for some domain it sends for, an aligned SPF pass (receivers found the IP in
+                 the SPF record of a domain aligned with it: only its owner can publish that;
+                 the sentence says what the reports show, the DNS check what DNS holds now), or aligned DKIM passes on at
                  least half of that domain's messages while the source is a recognised sending
                  service other than a forwarder, or its confirmed PTR name lies under the
                  domain's organizational domain (the owner's own server holding its key).
@@ -191,7 +192,8 @@ def classify_source(results: list[DomainResults], source: Sender = UNKNOWN_SENDE
     for domain in sorted(results, key=lambda r: (-r.messages, r.domain)):
         if domain.spf_pass > 0:
             return _verdict(AUTHORIZED, ("aligned_spf_pass",),
-                            f"{domain.domain}'s SPF record lists this source.")
+                            f"Receivers' reports show this source passing SPF aligned "
+                            f"with {domain.domain}.")
         if domain.messages and 2 * domain.dkim_pass >= domain.messages:
             if source.kind == "service":
                 return _verdict(AUTHORIZED, ("aligned_dkim_pass", "known_sending_service"),

@@ -34,6 +34,7 @@ class OrgHealthBody(TypedDict):
     unique_source_ips: int
     has_data: bool
     forwarded_messages: int
+    latest_data_date: date | None
 
 
 class DomainCardBody(TypedDict):
@@ -88,6 +89,7 @@ class ComplianceScoreBody(TypedDict):
     domain_scores: list[DomainScoreBody]
     total_messages: int
     total_reports: int
+    latest_data_date: date | None
 
 
 # GET /compliance-score/history and GET /trends: the snapshot holds the points; the route
@@ -208,6 +210,7 @@ class DomainHealthBody(TypedDict):
     total_messages: int
     dns: DnsChecksBody
     compliance: ComplianceFiguresBody
+    verified_rate: float | None
     tls: TlsHealthBody | None
     top_senders: list[TopSenderBody]
     alert_count: int

@@ -7,6 +7,8 @@ No `from __future__ import annotations` here (see shapes/bodies.py)."""
 from datetime import datetime
 from typing import Literal, NotRequired, TypedDict
 
+from shapes.resources import Authenticity
+
 RecordRule = Literal["authenticated", "likely_forwarded", "suspicious", "needs_review"]
 
 
@@ -119,6 +121,9 @@ class ReportDetailBody(TypedDict):
     record_alignment: list[RecordAlignmentBody]
     failure_summary: FailureSummaryBody
     records_pruned_at: datetime | None
+    authenticity: Authenticity
+    signed_by: str
+    authenticity_reason: str
 
 
 # GET /tls-reports/{id}: RFC 8460's members; a count may arrive as text.
@@ -141,4 +146,5 @@ TlsPolicyResultBody = TypedDict("TlsPolicyResultBody", {
     "failure-details": NotRequired[list[TlsFailureDetailBody]]})
 TlsReportDetailBody = TypedDict("TlsReportDetailBody", {
     "organization-name": str, "date-range": TlsDateRangeBody, "contact-info": str | None,
-    "report-id": str, "policies": list[TlsPolicyResultBody], "parse_warnings": list[str] | None})
+    "report-id": str, "policies": list[TlsPolicyResultBody], "parse_warnings": list[str] | None,
+    "authenticity": Authenticity, "signed_by": str, "authenticity_reason": str})

@@ -10,6 +10,7 @@ from typing import Literal, NotRequired, TypedDict
 VerificationState = str     # "verification_state"
 EventType = str             # "alert_type": store/alert_types.py ALERT_TYPES
 AlertSeverity = str         # "alert_severity"
+Authenticity = str          # "authenticity": what a report's mail proves of its origin
 
 
 class PagingBody(TypedDict):
@@ -149,6 +150,7 @@ class EnumsBody(TypedDict):
     health_state: list[EnumEntryBody]
     grade: list[EnumEntryBody]
     tls_result_type: list[EnumEntryBody]
+    authenticity: list[EnumEntryBody]
 
 
 # GET /reports and GET /tls-reports
@@ -165,6 +167,8 @@ class ReportSummaryBody(TypedDict):
     date_begin: datetime | None
     date_end: datetime | None
     received_at: datetime | None
+    authenticity: Authenticity
+    signed_by: str
 
 
 class ReportListBody(PagingBody):
@@ -183,6 +187,8 @@ class TlsReportSummaryBody(TypedDict):
     successful_sessions: int
     failed_sessions: int
     success_rate: float
+    authenticity: Authenticity
+    signed_by: str
 
 
 class TlsReportListBody(PagingBody):

@@ -8,7 +8,7 @@ from peewee import fn
 from rules.snapshot_facts import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
                                   OrgFacts, PublishedPolicy, TopSender, SpanTally, TlsTally)
 from snapshotter import day_totals, dns
-from store import db, snapshots
+from store import db, report_queries, snapshots
 from store.clock import stored_date
 from store.models import DailyRollup, Domain, DomainDay, Event, Source, TlsDay
 
@@ -36,6 +36,7 @@ def read(org_id: str, today: date, report_address: str = ""):
     _add_senders(org_id, facts)
     _add_items(org_id, facts)
     _add_tls(org_id, facts, first)
+    _add_verified(org_id, facts)
     changed = summed or len(totals) != len(cached)
     return facts, (day_totals.dump(totals) if changed else None), summed
 
@@ -56,7 +57,17 @@ def read_domain(org_id: str, name: str, today: date, report_address: str = "") -
     _add_senders(org_id, facts, name)
     _add_items(org_id, facts, name)
     _add_tls(org_id, facts, first, name)
+    _add_verified(org_id, facts, name)
     return facts
+
+
+def _add_verified(org_id: str, facts: OrgFacts, name: str | None = None) -> None:
+    """Each domain's messages in the scoring window that verified reports account for."""
+    first = facts.today - timedelta(days=WINDOW_DAYS - 1)
+    verified = report_queries.verified_messages(org_id, first, facts.today, name)
+    for domain, messages in verified.items():
+        if domain in facts.domains:
+            facts.domains[domain].verified_messages = messages
 
 
 def _domain_days(org_id: str, first: date, name: str | None = None):

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from rules.grades import grade, health_state, policy_name, whole
+from rules.rates import rate
 from rules.scores import Ledger, Scored
 from rules.snapshot_facts import SEVERITY_RANK, WINDOW_DAYS, Item, TopSender
 from shapes.bodies import ComplianceFiguresBody, DomainHealthBody
@@ -94,6 +95,15 @@ def empty_state(a: Assessment) -> dict:
                        f"{percent(a.compliance.compliance_rate)} of mail passes DMARC."}
 
 
+def verified_rate(verified: int, messages: int) -> float | None:
+    """The share (percent) of the window's messages that reports in verified mail account for
+    (rules/authenticity.py): how much of the figures rests on reports proven to come from their
+    reporter; None before any message."""
+    if not messages:
+        return None
+    return rate(min(verified, messages), messages)
+
+
 def compliance_policy(a: Assessment, published: str | None) -> str:
     """The reported policy; before any report, the one published in DNS when known, else none."""
     if a.compliance.policy is None:
@@ -114,6 +124,7 @@ def health_doc(ledger: Ledger, name: str, computed_at: datetime,
         domain=name, overall_score=whole(a.score), grade=a.grade, verdict=a.verdict,
         last_report_date=d.last_report_day, total_messages=c.tally.messages, dns=a.dns,
         compliance=compliance,
+        verified_rate=verified_rate(d.verified_messages, c.tally.messages),
         tls=tls.tls_summary(d.tls_days, ledger.facts.today),
         top_senders=[sender_body(s) for s in d.senders[:TOP_SENDERS]],
         alert_count=len(a.items),

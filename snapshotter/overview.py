@@ -71,6 +71,8 @@ def overview_doc(ledger: Ledger, assessments: list[Assessment] | None = None) ->
         total_messages=org.tally.messages, total_domains=len(assessments),
         domains_needing_attention=len(needing), unique_source_ips=facts.unique_ips,
         has_data=facts.has_data, forwarded_messages=org.tally.forwarded,
+        # An archive older than the window scores N/A: this says where its data ends.
+        latest_data_date=org.last_report,
     )
     items = list(facts.org_items) + [i for a in assessments for i in a.items]
     cards = [card(a, facts.domains[a.name].inherited_from,

@@ -85,11 +85,18 @@ def refresh(config, now: datetime | None = None, org_id: str | None = None,
         by_org.setdefault(org, []).append(ip)
     done = Enriched()
     lookup = Lookup(config)           # one resolver for the whole refresh: a name asked once
+    unusable = None
     each = _counter(len(targets), progress)
     for org, org_ips in by_org.items():
         after = retry.waiting_until(org)
         if not ips and after is not None and after > now:
             done.waiting[org] = after
+            continue
+        if unusable is None:    # asked once, before thousands of look-ups that cannot tell
+            unusable = lookup.unusable()
+        if unusable:
+            done.unlearned += len(org_ips)
+            done.waiting[org] = retry.learned_nothing(org, now)
             continue
         learned = 0
         for start in range(0, len(org_ips), BATCH * 10):

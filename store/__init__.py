@@ -9,12 +9,14 @@ both proxies point at the same database.
 """
 from __future__ import annotations
 
+import difflib
 import os
 from urllib.parse import parse_qsl, urlparse
 
 from peewee import DatabaseProxy, SqliteDatabase
 from playhouse.pool import PooledPostgresqlDatabase
 
+from config import ConfigError
 from guard.shown import masked
 
 db = DatabaseProxy()
@@ -70,15 +72,52 @@ def make_database(url: str):
         return _sqlite(path, autoconnect=False)
     if parsed.scheme in ("postgres", "postgresql", "postgres+pool", "postgresql+pool"):
         options = dict(parse_qsl(parsed.query))
+        pool = {name: _whole_number(name, options.pop(name, default), least)
+                for name, (default, least) in POOL_OPTIONS.items()}
+        _refuse_unknown_options(options)
         return PooledPostgresqlDatabase(
             _database_name(parsed),
             user=parsed.username, password=parsed.password,
             host=parsed.hostname, port=_port(parsed),
-            max_connections=int(options.pop("max_connections", 32)),
-            stale_timeout=300, timeout=10, autoconnect=False,
-            connect_timeout=int(options.pop("connect_timeout", 5)), **options)
-    raise ValueError(f"unsupported database URL {masked(url)}: use sqlite:///PATH or "
-                     "postgresql://…")
+            stale_timeout=300, timeout=10, autoconnect=False, **pool, **options)
+    raise ConfigError(f"unsupported database URL {masked(url)}: use sqlite:///PATH or "
+                      "postgresql://…")
+
+
+def check_url(url: str) -> None:
+    """Raise the ConfigError make_database would for url, without making a SQLite folder."""
+    if sqlite_path(url) is None:
+        make_database(url)
+
+
+# The options of a Postgres URL's query rua reads itself: (default, least value); libpq takes
+# the others (sslmode, application_name, ...), checked by its own parser before any connection.
+POOL_OPTIONS = {"max_connections": (32, 1), "connect_timeout": (5, 0)}
+
+
+def _whole_number(name: str, raw, least: int) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or value < least:
+        raise ConfigError(f"RUA_DATABASE_URL: {name}={raw!r} is not a whole number of "
+                          f"{least} or more")
+    return value
+
+
+def _refuse_unknown_options(options: dict) -> None:
+    """Refuse a query option libpq does not know, naming it (and the closest of rua's own)."""
+    from psycopg2 import ProgrammingError
+    from psycopg2.extensions import make_dsn, parse_dsn
+    for name, value in options.items():
+        try:
+            parse_dsn(make_dsn(**{name: value}))
+        except ProgrammingError:
+            close = difflib.get_close_matches(name, POOL_OPTIONS, n=1)
+            hint = f": did you mean {close[0]}?" if close else " (see libpq's connection parameters)"
+            raise ConfigError(f"RUA_DATABASE_URL: {name} is not a connection option{hint}") \
+                from None
 
 
 # Said instead of urllib's complaint, which quotes the part it could not read: with an unencoded
@@ -92,13 +131,13 @@ def _port(parsed) -> int:
     try:
         return parsed.port or 5432
     except ValueError:
-        raise ValueError(UNREADABLE_URL) from None
+        raise ConfigError(UNREADABLE_URL) from None
 
 
 def _database_name(parsed) -> str:
     name = (parsed.path or "/").lstrip("/") or "postgres"
     if "/" in name or "@" in name:      # a password's tail read as the path
-        raise ValueError(UNREADABLE_URL)
+        raise ConfigError(UNREADABLE_URL)
     return name
 
 

@@ -1,4 +1,4 @@
-"""The 16 event types: label, severity and whether a channel may be sent them (deliverable).
+"""The 17 event types: label, severity and whether a channel may be sent them (deliverable).
 
 Here rather than in webapp/: the /enums document shows them, and the outbox (store/outbox.py)
 and the messages it sends (notify/) need the same table without importing the web layer.
@@ -23,6 +23,7 @@ ALERT_TYPES = [
     ("auto_domain_cap", "Reports for new domains refused", "warning", True),
     ("tls_failures", "TLS delivery failures", "warning", True),
     ("conflicting_copy", "Conflicting copy of a report", "warning", True),
+    ("unauthenticated_reports", "Reports refused: not signed by their reporter", "warning", True),
     ("weak_dkim_key", "Weak DKIM key", "warning", False),
     ("report_parse_warnings", "Report parsed with warnings", "info", False),
     ("quota_near_cap", "API quota nearly spent", "warning", False),

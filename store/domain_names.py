@@ -1,4 +1,9 @@
-"""Domain names: one normal form (lower-case ASCII, IDNA A-labels) and organizational domains."""
+"""Domain names: one normal form (lower-case ASCII, IDNA A-labels) and organizational domains.
+
+Non-ASCII names are written by IDNA 2008 with UTS #46 mapping, non-transitional (the `idna`
+package), as registries and browsers write them today: straße.de is xn--strae-oqa.de, its own
+registrable domain, where Python's IDNA 2003 codec made it strasse.de, another one.
+"""
 import contextlib
 import functools
 import marshal
@@ -26,7 +31,7 @@ def normalize(name: str) -> str:
     if not text or len(text) > MAX_NAME * 4:
         raise InvalidDomain(f"{name!r} is not a domain name")
     try:
-        ascii_name = text if text.isascii() else text.encode("idna").decode("ascii")
+        ascii_name = text if text.isascii() else _idna_2008(text)
     except UnicodeError:
         raise InvalidDomain(f"{name!r} is not a valid internationalized domain name") from None
     labels = ascii_name.split(".")
@@ -38,6 +43,22 @@ def normalize(name: str) -> str:
     if labels[-1].isdigit():
         raise InvalidDomain(f"{name!r} looks like an address, not a domain name")
     return ascii_name
+
+
+def _idna_2008(text: str) -> str:
+    import idna     # on first use: reports carry ASCII names, which never need it
+    return idna.encode(text, uts46=True, transitional=False).decode("ascii")
+
+
+def renormalized(stored: str) -> str:
+    """A stored name's normal form today: its A-labels read back (punycode) and the name
+    normalized again; InvalidDomain when IDNA 2008 refuses it (a symbol IDNA 2003 took)."""
+    try:
+        labels = [label[4:].encode("ascii").decode("punycode") if label.startswith("xn--")
+                  else label for label in stored.split(".")]
+    except UnicodeError:
+        raise InvalidDomain(f"{stored!r} has a label that is not punycode") from None
+    return normalize(".".join(labels))
 
 
 def is_valid(name: str) -> bool:

@@ -14,19 +14,27 @@ report's row after its records on Postgres (their reference to it checked at com
 scheduled job's last run; version 14 has reports say when retention deleted their records;
 version 15 drops each table's (org_id) index, which its other indexes lead with; version 16
 gives TLS reports a content digest and keeps conflicting copies of reports aside; version 17
-keeps the pages' sign-in sessions. Once a
+keeps the pages' sign-in sessions; version 18 has reports and kept copies say what their mail
+proves of their origin (DKIM); version 19 keeps the sending addresses of reports whose records
+were pruned; version 20 writes monitored names with IDNA labels by IDNA 2008, saying what it
+changed; version 21 has snapshots carry the version of their body's shape. Once a
 release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
 add_column and friends), so an existing database is upgraded in place without losing data.
 """
 from __future__ import annotations
 
+import logging
+
 from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
+from store.domain_names import InvalidDomain, renormalized
 from store.models import (MODELS, Domain, IntakeAttempt, JobRun, NotifyChannel, Outbox,
-                          PageSession, Record, Report, ReportCopy, SchemaVersion, Source,
-                          SourceDomain, TlsDay, TlsPolicy, TlsReport, Usage)
+                          PageSession, PrunedAddress, Record, Report, ReportCopy, SchemaVersion,
+                          Source, SourceDomain, TlsDay, TlsPolicy, TlsReport, Usage)
 from store.report_keys import dedupe_key
+
+log = logging.getLogger("rua.migrations")
 
 
 def _initial_schema(database):
@@ -313,6 +321,46 @@ def _page_sessions(database):
     database.create_tables([PageSession], safe=True)
 
 
+def _authenticity(database):
+    """Reports, TLS reports and kept copies say what their mail proves (DKIM); those stored
+    before are unchecked. Constant defaults: no table is copied or rewritten."""
+    for table in ("report", "tls_report", "report_copy"):
+        have = {column.name for column in database.get_columns(table)}
+        for column, kind, default in _AUTHENTICITY_COLUMNS:
+            if column not in have:
+                database.execute_sql(f'ALTER TABLE "{table}" ADD COLUMN "{column}" {kind} '
+                                     f"NOT NULL DEFAULT '{default}'")
+
+
+def _pruned_addresses(database):
+    """Reports whose records retention deleted keep their distinct sending addresses, so the
+    source_ip filter still finds them (reports pruned before this kept none: nothing to add)."""
+    database.create_tables([PrunedAddress], safe=True)
+
+
+def _idna_2008(database):
+    """Monitored names with an IDNA label written again by IDNA 2008 (UTS #46); each rename,
+    and each name kept as it was (IDNA 2008 refuses it, or its new form is monitored already),
+    logged. A name IDNA 2003 mapped to plain ASCII (straße.de to strasse.de) cannot be told
+    from one written so, and stays."""
+    rows = (Domain.select(Domain.id, Domain.org, Domain.name)
+            .where(Domain.name.contains("xn--")).order_by(Domain.name))
+    for row in rows:
+        try:
+            name = renormalized(row.name)
+        except InvalidDomain as exc:
+            log.warning("domain %s kept as it is: %s under IDNA 2008", row.name, exc)
+            continue
+        if name == row.name:
+            continue
+        if Domain.select().where(Domain.org == row.org_id, Domain.name == name).exists():
+            log.warning("domain %s kept as it is: %s, its IDNA 2008 form, is monitored too",
+                        row.name, name)
+            continue
+        Domain.update(name=name).where(Domain.id == row.id).execute()
+        log.warning("domain %s renamed %s (IDNA 2008)", row.name, name)
+
+
 def _snapshot_shapes(database):
     """Snapshots carry their body's shape version; those stored before carry "", which no
     served kind has, so each is recomputed before it is served again."""
@@ -344,6 +392,10 @@ MIGRATIONS = [
     (16, "TLS reports carry a content digest; conflicting copies of reports kept aside",
      _copies_kept_aside),
     (17, "the pages' sign-in sessions", _page_sessions),
+    (18, "reports and kept copies say what their mail proves of their origin (DKIM)",
+     _authenticity),
+    (19, "reports whose records were pruned keep their sending addresses", _pruned_addresses),
+    (20, "monitored domain names with IDNA labels written by IDNA 2008", _idna_2008),
     (21, "snapshots carry the version of their body's shape", _snapshot_shapes),
 ]
 
@@ -365,6 +417,10 @@ def described(version: int, description: str) -> str:
 ADD_CONTENT_DIGEST = ("""ALTER TABLE "report" ADD COLUMN "content_digest" VARCHAR(64) """
                       """NOT NULL DEFAULT ''""")
 ADD_TLS_CONTENT_DIGEST = ADD_CONTENT_DIGEST.replace('"report"', '"tls_report"')
+_AUTHENTICITY_COLUMNS = (("authenticity", "VARCHAR(12)", "unchecked"),
+                         ("signed_by", "VARCHAR(253)", ""),
+                         ("authenticity_reason", "VARCHAR(255)",
+                          "stored before rua checked signatures"))
 ADD_SNAPSHOT_SHAPE = """ALTER TABLE "snapshot" ADD COLUMN "shape" VARCHAR(16) NOT NULL DEFAULT ''"""
 
 

@@ -139,6 +139,11 @@ class Report(BaseModel):
     received_at = DateTimeField(default=utcnow)
     # When retention deleted the report's records (store/retention.py); null while kept.
     records_pruned_at = DateTimeField(null=True)
+    # What the report's mail proves of its origin (rules/authenticity.py): verified,
+    # other_signer, failed, unsigned or unchecked (and why), and the signing domain.
+    authenticity = CharField(max_length=12, default="unchecked")
+    signed_by = CharField(max_length=253, default="")
+    authenticity_reason = CharField(max_length=255, default="")
 
     class Meta:
         indexes = (
@@ -257,6 +262,11 @@ class TlsReport(BaseModel):
     body = TextField()                           # the JSON text as received (decompressed)
     parse_warnings = JSONField(null=True)
     received_at = DateTimeField(default=utcnow)
+    # What the report's mail proves of its origin (rules/authenticity.py): verified,
+    # other_signer, failed, unsigned or unchecked (and why), and the signing domain.
+    authenticity = CharField(max_length=12, default="unchecked")
+    signed_by = CharField(max_length=253, default="")
+    authenticity_reason = CharField(max_length=255, default="")
 
     class Meta:
         indexes = (
@@ -325,6 +335,11 @@ class ReportCopy(BaseModel):
     # arrived: refused for the figures on arrival; replaced: set aside by an operator's replace.
     reason = CharField(max_length=8, default="arrived")
     received_at = DateTimeField(default=utcnow)
+    # What the copy's mail proves of its origin (rules/authenticity.py): verified,
+    # other_signer, failed, unsigned or unchecked (and why), and the signing domain.
+    authenticity = CharField(max_length=12, default="unchecked")
+    signed_by = CharField(max_length=253, default="")
+    authenticity_reason = CharField(max_length=255, default="")
 
     class Meta:
         indexes = ((("org", "kind", "dedupe_key", "content_digest"), True),)
@@ -560,6 +575,19 @@ class PageSession(BaseModel):
     last_seen_at = DateTimeField(index=True)
 
 
+class PrunedAddress(BaseModel):
+    """A sending address of a report whose records retention deleted: one row per report and
+    distinct address, so `/reports?source_ip=` still finds the report (store/retention.py)."""
+    id = BigAutoField()
+    # (report) for the cascade when a report is removed; (org, source_ip) for the filter.
+    report = ForeignKeyField(Report, on_delete="CASCADE")
+    org = ForeignKeyField(Organization, on_delete="CASCADE", index=False)
+    source_ip = CharField(max_length=64)
+
+    class Meta:
+        indexes = ((("org", "source_ip"), False),)
+
+
 class SchemaVersion(BaseModel):
     version = IntegerField(primary_key=True)
     description = CharField(max_length=200)
@@ -568,6 +596,7 @@ class SchemaVersion(BaseModel):
 
 MODELS = [Organization, Member, ApiKey, Domain, Report, Record, DailyRollup, DomainDay,
           Source, SourceDomain, Event, NotifyChannel, Outbox, Snapshot, ScoreHistory, Usage,
-          TlsReport, TlsPolicy, TlsDay, JobRun, IntakeAttempt, ReportCopy, PageSession]
+          TlsReport, TlsPolicy, TlsDay, JobRun, IntakeAttempt, ReportCopy, PageSession,
+          PrunedAddress]
 
 __all__ = [m.__name__ for m in MODELS] + ["SchemaVersion", "MODELS", "SQL"]

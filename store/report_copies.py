@@ -10,9 +10,11 @@ from store.models import ReportCopy
 
 def keep(org_id: str, kind: str, key: str, digest: str, content: bytes, *, org_name: str,
          report_id: str, domain: str, date_begin: int, date_end: int, received_at: datetime,
-         form: str = "received", reason: str = "arrived") -> ReportCopy:
+         form: str = "received", reason: str = "arrived",
+         attested: dict | None = None) -> ReportCopy:
     """The kept copy of this content under the key: stored now, or the one stored before (a
-    thousand identical copies are kept once)."""
+    thousand identical copies are kept once). attested: what its mail proves (authenticity,
+    signed_by, authenticity_reason), when known."""
     found = kept(org_id, kind, key, digest)
     if found is not None:
         return found
@@ -20,7 +22,7 @@ def keep(org_id: str, kind: str, key: str, digest: str, content: bytes, *, org_n
                        content=zlib.compress(content), org_name=org_name[:255],
                        report_id=report_id[:255],
                        domain=domain, date_begin=date_begin, date_end=date_end, reason=reason,
-                       received_at=received_at)
+                       received_at=received_at, **(attested or {}))
      .on_conflict_ignore().execute())      # another process kept the same copy meanwhile
     return kept(org_id, kind, key, digest)
 
@@ -29,6 +31,14 @@ def kept(org_id: str, kind: str, key: str, digest: str) -> ReportCopy | None:
     return ReportCopy.get_or_none(ReportCopy.org == org_id, ReportCopy.kind == kind,
                                   ReportCopy.dedupe_key == key,
                                   ReportCopy.content_digest == digest)
+
+
+def chosen(org_id: str, kind: str, key: str) -> bool:
+    """Whether an operator's `rua report replace` chose the report stored under the key (the
+    one it replaced is kept with reason "replaced")."""
+    return ReportCopy.select().where(ReportCopy.org == org_id, ReportCopy.kind == kind,
+                                     ReportCopy.dedupe_key == key,
+                                     ReportCopy.reason == "replaced").exists()
 
 
 def find(copy_id: int) -> ReportCopy | None:

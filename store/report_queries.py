@@ -10,13 +10,13 @@ from peewee import JOIN, fn
 from store.addresses import canonical_ip
 from store.clock import FIRST_REPORT_DAY, stored_date, to_epoch
 from store.compiled import Compiled, raw_rows, rows_among
-from store.models import DomainDay, Record, Report, Source
+from store.models import DomainDay, PrunedAddress, Record, Report, Source
 
 ONE_DAY = timedelta(days=1)
 SUMMARY_COLUMNS = (Report.id, Report.report_id, Report.org_name, Report.domain,
                    Report.total_messages, Report.compliant_messages, Report.compliance_rate,
                    Report.p, Report.date_begin, Report.date_end, Report.received_at,
-                   Report.day_begin, Report.day_end)
+                   Report.day_begin, Report.day_end, Report.authenticity, Report.signed_by)
 
 
 class SummaryRow(NamedTuple):
@@ -35,6 +35,8 @@ class SummaryRow(NamedTuple):
     received_at: object
     day_begin: object
     day_end: object
+    authenticity: str           # what the report's mail proves (rules/authenticity.py)
+    signed_by: str
 
 # String sorts are case-insensitive (indexes on lower(...) in store/models.py serve them).
 REPORT_SORTS = {
@@ -61,6 +63,7 @@ class ReportFilter:
     sort_by: str = "date_end"
     descending: bool = True
     domains: tuple[str, ...] | None = None   # the policy domains `domain` matched
+    authenticity: str | None = None    # exact (rules/authenticity.py's values)
 
     @property
     def is_empty(self) -> bool:
@@ -69,7 +72,7 @@ class ReportFilter:
     @property
     def by_domain_only(self) -> bool:
         return not any((self.org_name, self.result, self.source_ip, self.day_from, self.day_to,
-                        self.search))
+                        self.search, self.authenticity))
 
     @property
     def count_key(self) -> "ReportFilter":
@@ -103,7 +106,7 @@ def report_rows(org_id: str, f: ReportFilter, limit: int, offset: int) -> list[S
 
     Common shapes (domains, result, source IP, any order) run SQL built once per shape; the
     rest (text and date filters) build theirs per request."""
-    if (f.org_name or f.search or f.day_from or f.day_to
+    if (f.org_name or f.search or f.day_from or f.day_to or f.authenticity
             or len(f.domains or ()) > COMPILED_DOMAINS):
         rows = raw_rows(report_page(org_id, f).limit(limit).offset(offset))
         return [SummaryRow._make(row) for row in rows]
@@ -152,6 +155,8 @@ def _report_conditions(org_id: str, f: ReportFilter):
     elif f.result == "fail":
         # Written exactly as the partial index's condition (store/models.py).
         cond &= Report.compliant_messages < Report.total_messages
+    if f.authenticity is not None:
+        cond &= Report.authenticity == f.authenticity
     if f.day_from is not None:
         cond &= Report.day_begin >= f.day_from
     if f.day_to is not None:
@@ -160,7 +165,10 @@ def _report_conditions(org_id: str, f: ReportFilter):
     if f.source_ip:
         holding = (Record.select(Record.report)
                    .where((Record.org == org_id) & (Record.source_ip == f.source_ip)))
-        cond &= Report.id.in_(holding)
+        # A pruned report's records are gone; its addresses were kept.
+        pruned = (PrunedAddress.select(PrunedAddress.report)
+                  .where((PrunedAddress.org == org_id) & (PrunedAddress.source_ip == f.source_ip)))
+        cond &= Report.id.in_(holding | pruned)
     if f.search:
         term = f.search
         cond &= (Report.org_name.contains(term) | Report.domain.contains(term)
@@ -178,7 +186,8 @@ DETAIL_COLUMNS = (Report.version, Report.org_name, Report.email, Report.extra_co
                   Report.generator, Report.domain, Report.adkim, Report.aspf, Report.p, Report.sp,
                   Report.np, Report.pct, Report.fo, Report.testing, Report.psd,
                   Report.discovery_method, Report.parse_warnings, Report.failure_summary,
-                  Report.records_pruned_at)
+                  Report.records_pruned_at, Report.authenticity, Report.signed_by,
+                  Report.authenticity_reason)
 RECORD_COLUMNS = (Record.source_ip, Record.count, Record.disposition, Record.dkim, Record.spf,
                   Record.reasons, Record.envelope_to, Record.envelope_from, Record.header_from,
                   Record.auth_dkim, Record.auth_spf, Record.alignment, Record.classification)
@@ -212,6 +221,9 @@ class DetailRow(NamedTuple):
     parse_warnings: str | None
     failure_summary: str | None
     records_pruned_at: object          # when retention deleted the records, or None
+    authenticity: str                  # what the report's mail proves, the signing domain, why
+    signed_by: str
+    authenticity_reason: str
 
 
 class SenderRow(NamedTuple):
@@ -307,6 +319,21 @@ def _respelled(org_id: str, rows: list[RecordRow]) -> list[RecordRow]:
             row = row._replace(sender=known[text])
         found.append(row)
     return found
+
+
+def verified_messages(org_id: str, first: date, last: date,
+                      name: str | None = None) -> dict[str, int]:
+    """Messages of the org's reports (of one domain, if named) whose mail is verified, by
+    domain, counting each report on its rollup day (its window's middle) from first to last."""
+    middle = (Report.date_begin + Report.date_end) / 2
+    since, until = _midnight(first), _midnight(last + ONE_DAY)
+    query = (Report.select(Report.domain, fn.SUM(Report.total_messages))
+             .where((Report.org == org_id) & (Report.authenticity == "verified")
+                    & (Report.date_end >= since) & (middle >= since) & (middle < until))
+             .group_by(Report.domain))
+    if name is not None:
+        query = query.where(Report.domain == name)
+    return {domain: int(total or 0) for domain, total in query.tuples()}
 
 
 def report_date_range(org_id: str) -> tuple[date | None, date | None]:

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from peewee import fn
 
 from store import SQLITE_PRAGMAS, db, is_postgres
-from store.models import Record, Report
+from store.models import PrunedAddress, Record, Report
 
 REPORTS_PER_BATCH = 200
 RECORDS_PER_BATCH = 5000        # so a batch holds the write lock for tens of milliseconds
@@ -77,6 +77,7 @@ def _prune_batch(cutoff: date, now: datetime) -> tuple[int, int] | None:
         ids = _first_within_budget(due)
         if not ids:
             return None
+        _keep_addresses(ids)
         records = Record.delete().where(Record.report.in_(ids)).execute()
         Report.update(records_pruned_at=now).where(Report.id.in_(ids)).execute()
     return len(ids), records
@@ -112,6 +113,15 @@ def _waiting_for_the_lock():
         yield
     finally:
         db.execute_sql(f"PRAGMA busy_timeout = {SQLITE_PRAGMAS['busy_timeout']}")
+
+
+def _keep_addresses(ids: list[str]) -> None:
+    """Keep each report's distinct sending addresses before its records go: the contract's
+    source_ip filter finds a report by them whether or not its records are kept."""
+    addresses = (Record.select(Record.report, Record.org, Record.source_ip).distinct()
+                 .where(Record.report.in_(ids)))
+    PrunedAddress.insert_from(addresses, [PrunedAddress.report, PrunedAddress.org,
+                                          PrunedAddress.source_ip]).execute()
 
 
 def _all_records() -> int:

@@ -12,7 +12,8 @@ from store.models import TlsDay, TlsPolicy, TlsReport
 SUMMARY_COLUMNS = (TlsReport.id, TlsReport.report_id, TlsReport.org_name,
                    TlsReport.policy_domains, TlsReport.date_begin, TlsReport.date_end,
                    TlsReport.received_at, TlsReport.successful_sessions,
-                   TlsReport.failed_sessions, TlsReport.success_rate)
+                   TlsReport.failed_sessions, TlsReport.success_rate, TlsReport.authenticity,
+                   TlsReport.signed_by)
 TLS_SORTS = {
     "date_end": TlsReport.date_end,
     "received": TlsReport.received_at,
@@ -30,6 +31,7 @@ class TlsFilter:
     day_to: date | None = None         # on or before, by day_end
     sort_by: str = "date_end"
     descending: bool = True
+    authenticity: str | None = None    # exact (rules/authenticity.py's values)
 
 
 def tls_page(org_id: str, f: TlsFilter, limit: int, offset: int) -> list[TlsReport]:
@@ -63,6 +65,8 @@ def _conditions(org_id: str, f: TlsFilter):
         cond &= TlsReport.failed_sessions == 0
     elif f.result == "fail":
         cond &= TlsReport.failed_sessions > 0
+    if f.authenticity is not None:
+        cond &= TlsReport.authenticity == f.authenticity
     if f.day_from is not None:
         cond &= TlsReport.day_begin >= f.day_from
     if f.day_to is not None:

@@ -3,7 +3,8 @@
 Zones are zone-file text per origin; a name outside them is NXDOMAIN (NODATA for a parent of one,
 as under the root). Faults are injected by name and hold for the names under it:
 `servfail`, `refused`, `silent` (never answers), `truncate` (UDP answer with TC, the full one
-over TCP), `authenticated` (sets the AD bit, standing in for a validating resolver).
+over TCP), `authenticated` (sets the AD bit, standing in for a validating resolver), `nxdomain`
+(says the name does not exist, as a broken or captive resolver does of every name).
 """
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ import dns.rdatatype
 import dns.rrset
 import dns.zone
 
-FAULTS = frozenset({"servfail", "refused", "silent", "truncate", "authenticated"})
+FAULTS = frozenset({"servfail", "refused", "silent", "truncate", "authenticated", "nxdomain"})
+FAULT_RCODES = {"servfail": dns.rcode.SERVFAIL, "refused": dns.rcode.REFUSED,
+                "nxdomain": dns.rcode.NXDOMAIN}
 DEFAULT_HEAD = ("$TTL 300\n@ IN SOA ns.{origin}. hostmaster.{origin}. 1 3600 600 86400 300\n"
                 "@ IN NS ns.{origin}.\n")
 MAX_CNAME_HOPS = 8
@@ -138,8 +141,8 @@ class DNSServer:
         if fault == "silent":
             return None
         response = dns.message.make_response(query)
-        if fault in ("servfail", "refused"):
-            response.set_rcode(dns.rcode.SERVFAIL if fault == "servfail" else dns.rcode.REFUSED)
+        if fault in ("servfail", "refused", "nxdomain"):
+            response.set_rcode(FAULT_RCODES[fault])
             return response.to_wire()
         if fault == "truncate" and transport == "udp":
             response.flags |= dns.flags.TC
@@ -175,7 +178,8 @@ class DNSServer:
         zone = self._zone_for(qname)
         if zone is None:
             # As the root would: a parent of a zone served exists (no data), anything else not.
-            if not any(origin.is_subdomain(qname) for origin in self.zones):
+            if qname != dns.name.root and not any(origin.is_subdomain(qname)
+                                                  for origin in self.zones):
                 response.set_rcode(dns.rcode.NXDOMAIN)
             return
         response.flags |= dns.flags.AA

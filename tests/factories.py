@@ -61,16 +61,17 @@ def parsed_report(domain: str = "example.com", records=None, *, warnings=None, *
 
 
 def make_report(org, domain: str = "example.com", records=None, *, received_at=None,
-                warnings=None, **meta):
+                warnings=None, provenance=None, **meta):
     """A report stored for `org` through the real storer (rollups, domains and all); its Report row.
 
     records: ParsedRecords or dicts of overrides (e.g. {"source_ip": "198.51.100.7", "count": 40,
     "dkim": "fail", "spf": "fail"}); meta: ReportMeta fields (org_name, report_id, date_begin,
-    date_end, p, pct, ...). The window defaults to yesterday (UTC).
+    date_end, p, pct, ...). The window defaults to yesterday (UTC). provenance: what its mail
+    proves (rules/authenticity.Provenance; none: not from mail).
     """
     from ingest.storing import store_report
     parsed = parsed_report(domain, records, warnings=warnings, **meta)
-    return store_report(parsed, org=org, received_at=received_at).report
+    return store_report(parsed, org=org, received_at=received_at, provenance=provenance).report
 
 
 def make_usage(org, hour: int, key_id: str = "", **counts):
@@ -79,15 +80,17 @@ def make_usage(org, hour: int, key_id: str = "", **counts):
     return Usage.create(org=org, key_id=key_id, hour=hour, **counts)
 
 
-def make_tls_report(org, policies=None, *, received_at=None, **fields):
+def make_tls_report(org, policies=None, *, received_at=None, provenance=None, **fields):
     """A TLS report stored for `org` through the real storer; its TlsReport row.
 
     policies: tests/ingest/tlsbuild.policy() entries; fields: tlsbuild.report()'s keywords
-    (org_name, report_id, start, end, contact)."""
+    (org_name, report_id, start, end, contact); provenance as for make_report."""
     import json
 
     from ingest.tls_report import parse
     from ingest.tls_storing import store_tls_report
     from tests.ingest import tlsbuild
     data = json.dumps(tlsbuild.report(policies, **fields)).encode()
-    return store_tls_report(parse(data, "r.json"), org=org, received_at=received_at).report
+    from rules.authenticity import NOT_FROM_MAIL
+    return store_tls_report(parse(data, "r.json"), org=org, received_at=received_at,
+                            provenance=provenance or NOT_FROM_MAIL).report

@@ -55,14 +55,47 @@ def test_an_unreadable_value_is_an_error_naming_it(name, raw):
         Config.from_env({name: raw})
 
 
-def test_an_unknown_rua_name_is_an_error_that_lists_the_known_ones():
-    with pytest.raises(ConfigError, match="unknown setting RUA_DATBASE_URL") as caught:
+def test_an_unknown_rua_name_is_an_error_that_names_the_closest_setting():
+    with pytest.raises(ConfigError) as caught:
         Config.from_env({"RUA_DATBASE_URL": "sqlite:///x.db"})
-    assert "RUA_DATABASE_URL" in str(caught.value)
+    assert str(caught.value) == "unknown setting RUA_DATBASE_URL: did you mean RUA_DATABASE_URL?"
+
+
+def test_an_unknown_name_like_no_setting_points_at_the_settings_table():
+    with pytest.raises(ConfigError) as caught:
+        Config.from_env({"RUA_TYPO": "1"})
+    assert str(caught.value) == "unknown setting RUA_TYPO (every setting: docs/configuration.md)"
 
 
 def test_other_variables_are_ignored():
     assert Config.from_env({"PATH": "/bin", "RUAX": "1", "DATABASE_URL": "x"}) == Config()
+
+
+def test_a_setting_without_the_prefix_is_ignored_with_a_warning(caplog):
+    assert Config.from_env({"DATABASE_URL": "postgresql://db/x", "BIND": "x"}) == Config()
+    assert caplog.messages == ["DATABASE_URL is set but rua reads RUA_DATABASE_URL only: "
+                               "DATABASE_URL is ignored"]
+
+
+def test_no_warning_when_the_prefixed_setting_is_set_too(caplog):
+    Config.from_env({"DATABASE_URL": "postgresql://db/x", "RUA_DATABASE_URL": "sqlite:///x.db"})
+    assert caplog.messages == []
+
+
+@pytest.mark.parametrize("name, raw, said", [
+    ("RUA_LOG_FORMAT", "xml", "RUA_LOG_FORMAT='xml' is not one of text, json"),
+    ("RUA_LOG_LEVEL", "loud", "RUA_LOG_LEVEL='loud' is not one of debug, info, warning, error, "
+                              "critical"),
+    ("RUA_RETENTION_DAYS", "-5", "RUA_RETENTION_DAYS=-5 must be 0 or more"),
+])
+def test_a_value_outside_its_settings_range_is_refused(name, raw, said):
+    with pytest.raises(ConfigError) as caught:
+        Config.from_env({name: raw})
+    assert str(caught.value) == said
+
+
+def test_words_are_taken_in_any_case():
+    assert Config.from_env({"RUA_LOG_LEVEL": "DEBUG", "RUA_LOG_FORMAT": "JSON"}).log_level == "DEBUG"
 
 
 def test_config_is_frozen():
@@ -71,7 +104,9 @@ def test_config_is_frozen():
 
 
 @pytest.mark.parametrize("env, fragment", [({"RUA_TYPO": "1"}, "unknown setting RUA_TYPO"),
-                                           ({"RUA_DNS_PORT": "x"}, "RUA_DNS_PORT='x'")])
+                                           ({"RUA_DNS_PORT": "x"}, "RUA_DNS_PORT='x'"),
+                                           ({"RUA_LOG_FORMAT": "xml"}, "RUA_LOG_FORMAT='xml'"),
+                                           ({"RUA_RETENTION_DAYS": "-5"}, "RUA_RETENTION_DAYS=-5")])
 def test_rua_refuses_bad_settings_at_start_up_with_status_2(env, fragment):
     result = CliRunner().invoke(main, ["org", "list"], env=env)
     assert result.exit_code == 2

@@ -84,6 +84,19 @@ def test_a_busy_port_stops_make_run_before_any_key_is_made(tmp_path):
     assert "Demo API key" not in run.stdout and not (tmp_path / "demo.db").exists()
 
 
+def test_a_busy_port_stops_make_serve_before_the_store_is_made(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        serve = subprocess.run([*MAKE, "serve"], cwd=ROOT,
+                               env=make_env(tmp_path, RUA_BIND=f"127.0.0.1:{port}"),
+                               capture_output=True, text=True, timeout=120)
+    assert serve.returncode != 0
+    assert f"make: cannot listen on 127.0.0.1:{port}" in serve.stderr
+    assert not (tmp_path / "mine.db").exists()
+
+
 def test_a_plain_install_has_no_test_tools_and_make_test_adds_them():
     def planned(target: str) -> str:
         # -n: print the commands; -W: as if setup.cfg had just changed.

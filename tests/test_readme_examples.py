@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import itertools
 import json
 import os
 import pathlib
@@ -179,3 +180,28 @@ def test_the_postgres_block_makes_a_store_its_own_role_can_use(tmp_path):
         for sql in (f'DROP DATABASE IF EXISTS "{name}"', f'DROP ROLE IF EXISTS "{name}_user"'):
             subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-w", "-c", sql],
                            capture_output=True, env=clean_env(), timeout=60)
+
+
+# --- the command table: every command it names exists, with every option it shows ------------
+
+def readme_commands() -> list[str]:
+    """Each `rua …` of the README's command table, as written (a row may hold several)."""
+    rows = [line for line in README.read_text(encoding="utf-8").splitlines()
+            if line.startswith("| `rua ")]
+    return [code for row in rows for code in re.findall(r"`(rua [^`]+)`", row.split(" | ")[0])]
+
+
+def test_every_command_of_the_readme_table_has_the_options_it_shows():
+    from click.testing import CliRunner
+
+    from cli import main
+    commands = readme_commands()
+    assert "rua export" in " ".join(commands)
+    for command in commands:
+        words = command.split()[1:]
+        path = list(itertools.takewhile(lambda word: re.fullmatch(r"[a-z]+", word), words))
+        result = CliRunner().invoke(main, [*path, "--help"])
+        assert result.exit_code == 0, (command, result.output)
+        missing = [option for option in re.findall(r"--[a-z-]+", command)
+                   if option not in result.output]
+        assert missing == [], command

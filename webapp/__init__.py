@@ -42,6 +42,10 @@ class OrjsonProvider(JSONProvider):
         return Response(dumps(obj), mimetype="application/json")
 
 
+class StoreNotReady(RuntimeError):
+    """The store's schema is not the one this release serves: `rua init` (or a newer rua) first."""
+
+
 def _refuse_a_store_left_behind(database) -> None:
     """A store upgraded to this release without `rua init`, or made by a newer rua, stops the
     app at start-up, with the fix: its requests would run against a schema they do not expect
@@ -55,11 +59,11 @@ def _refuse_a_store_left_behind(database) -> None:
     try:
         refuse_unknown(versions)
     except UnknownSchema as exc:
-        raise RuntimeError(f"{exc}: start a rua that knows it") from None
+        raise StoreNotReady(f"{exc}: start a rua that knows it") from None
     version = max(versions, default=0)
     if 0 < version < latest_version():
-        raise RuntimeError(f"the store's schema is at version {version} of {latest_version()}: "
-                           "run `rua init` to upgrade it, then start the API again")
+        raise StoreNotReady(f"the store's schema is at version {version} of {latest_version()}: "
+                            "run `rua init` to upgrade it, then start the API again")
 
 
 def create_app(config: Config | None = None, *, clock=None) -> Flask:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from ingest.tls_report import RESULT_TYPES
+from rules import authenticity
 from store.alert_types import ALERT_TYPES
 from store.encoding import dumps
 from webapp.auth import requires
@@ -47,6 +48,13 @@ _CATEGORIES = {
         ("secure", "Secure", "success"),
         ("warning", "Needs attention", "warning"),
         ("critical", "Critical", "critical"),
+    ],
+    "authenticity": [
+        (authenticity.VERIFIED, "Signed by its sender", "success"),
+        (authenticity.OTHER_SIGNER, "Signed by another domain", "info"),
+        (authenticity.FAILED, "Signature does not verify", "critical"),
+        (authenticity.UNSIGNED, "Unsigned", "warning"),
+        (authenticity.UNCHECKED, "Not checked", "neutral"),
     ],
     "grade": [(g, g, s) for g, s in (
         ("A+", "success"), ("A", "success"), ("A-", "success"),

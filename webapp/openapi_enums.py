@@ -1,6 +1,6 @@
 """The enumerations of webapp/openapi.json that the code's registries hold (the /enums
-catalog: event types, severities, grades, policies, states, TLS result types), written into the
-document from them: `python -m webapp.openapi_enums` after a registry changes.
+catalog: event types, severities, grades, policies, states, TLS result types, authenticity),
+written into the document from them: `python -m webapp.openapi_enums` after a registry changes.
 tests/webapp/test_openapi_enums.py fails while the document and the registries differ."""
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ ENUMERATIONS = {
     "/components/schemas/ReputationStatus": "reputation_status",
     "/components/schemas/Overview/properties/org_health/properties/health_state": "health_state",
     "/components/schemas/TlsResultType/anyOf/0": "tls_result_type",
+    "/components/schemas/Authenticity": "authenticity",
 }
 
 

@@ -6,6 +6,7 @@ import re
 from datetime import date
 from typing import NamedTuple
 
+from rules.authenticity import AUTHENTICITIES
 from store import domain_names
 from store.ids import normalize_ulid
 from webapp.errors import ApiError
@@ -83,6 +84,12 @@ def choice(args, name: str, options, default: str) -> str:
         return default
     value = value.lower()
     return value if value in options else default
+
+
+def authenticity(args) -> str | None:
+    """?authenticity=: one of the values rules/authenticity.py defines; anything else is no
+    filter, as for the other choices."""
+    return choice(args, "authenticity", AUTHENTICITIES, None)
 
 
 def descending(args) -> bool:

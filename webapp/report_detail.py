@@ -46,7 +46,14 @@ def layout(report: DetailRow) -> list[tuple[str, object]]:
         ("failure_summary", _json(r.failure_summary)),
         # Retention deleted the records (store/retention.py): the arrays above are empty.
         ("records_pruned_at", stored_instant(r.records_pruned_at)),
+        *attested(r).items(),
     ]
+
+
+def attested(report) -> dict:
+    """What a report's (DMARC or TLS) mail proves of its origin: the detail's added fields."""
+    return {"authenticity": report.authenticity, "signed_by": report.signed_by,
+            "authenticity_reason": report.authenticity_reason}
 
 
 def _record(r: RecordRow) -> dict:

@@ -31,11 +31,12 @@ def report_summary(row: queries.SummaryRow) -> dict:
             "compliance_rate": row.compliance_rate, "policy_p": row.policy_p,
             "date_begin": _EPOCH + timedelta(seconds=row.date_begin),
             "date_end": _EPOCH + timedelta(seconds=row.date_end),
-            "received_at": stored_instant(row.received_at)}
+            "received_at": stored_instant(row.received_at),
+            "authenticity": row.authenticity, "signed_by": row.signed_by}
 
 
 def csv_row(row: queries.SummaryRow) -> dict:
-    """The CSV subset of a summary: no received_at, the window as UTC days."""
+    """The CSV subset of a summary: no received_at nor authenticity, the window as UTC days."""
     return {**report_summary(row), "date_begin": _day(row.day_begin),
             "date_end": _day(row.day_end)}
 
@@ -58,6 +59,7 @@ def report_filter(args) -> queries.ReportFilter:
         search=params.search(args),
         sort_by=params.choice(args, "sort_by", SORTS, "date_end"),
         descending=params.descending(args),
+        authenticity=params.authenticity(args),
     )
 
 

@@ -7,17 +7,7 @@ from urllib.parse import urlencode
 
 from flask import Response, request
 
-from store.encoding import dumps
-
-# A spreadsheet runs a cell starting with these as a formula; report fields come from strangers.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def safe_cell(value):
-    """The value, with a leading ' when a spreadsheet would read it as a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+from store.encoding import dumps, safe_cell
 
 
 def _attachment(body: bytes | str, mimetype: str, filename: str) -> Response:

@@ -12,6 +12,7 @@ from webapp import params
 from webapp.auth import requires
 from webapp.errors import ApiError
 from webapp.paging import envelope
+from webapp.report_detail import attested
 
 bp = Blueprint("tls_reports", __name__)
 SORTS = tuple(queries.TLS_SORTS)
@@ -26,7 +27,8 @@ def tls_summary(row) -> dict:
             "date_end": _EPOCH + timedelta(seconds=row.date_end),
             "received_at": row.received_at,
             "successful_sessions": row.successful_sessions,
-            "failed_sessions": row.failed_sessions, "success_rate": row.success_rate}
+            "failed_sessions": row.failed_sessions, "success_rate": row.success_rate,
+            "authenticity": row.authenticity, "signed_by": row.signed_by}
 
 
 def tls_filter(args) -> queries.TlsFilter:
@@ -37,6 +39,7 @@ def tls_filter(args) -> queries.TlsFilter:
         day_to=params.day(args, "to"),
         sort_by=params.choice(args, "sort_by", SORTS, "date_end"),
         descending=params.descending(args),
+        authenticity=params.authenticity(args),
     )
 
 
@@ -62,9 +65,10 @@ def show(id):
 
 
 def detail(row) -> dict:
-    """The report as received, RFC 8460's keys in RFC 8460's order, plus parse_warnings."""
+    """The report as received, RFC 8460's keys in RFC 8460's order, plus parse_warnings and
+    what its mail proves."""
     received = orjson.loads(row.body)
     shown = {key: received.get(key) for key in ("organization-name", "date-range",
                                                 "contact-info", "report-id")}
     shown["policies"] = received.get("policies") or []
-    return {**shown, "parse_warnings": row.parse_warnings}
+    return {**shown, "parse_warnings": row.parse_warnings, **attested(row)}

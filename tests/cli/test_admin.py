@@ -133,6 +133,21 @@ def test_an_unsupported_database_url_is_refused(rua):
     assert_refused(rua("org", "list", url="mysql://localhost/rua"), "unsupported database URL")
 
 
+@pytest.mark.parametrize("query, said", [
+    ("max_connectionz=3", "RUA_DATABASE_URL: max_connectionz is not a connection option: "
+                          "did you mean max_connections?"),
+    ("sslmodez=require", "RUA_DATABASE_URL: sslmodez is not a connection option "
+                         "(see libpq's connection parameters)"),
+    ("connect_timeout=abc", "RUA_DATABASE_URL: connect_timeout='abc' is not a whole number of 0 "
+                            "or more"),
+    ("max_connections=0", "RUA_DATABASE_URL: max_connections='0' is not a whole number of 1 "
+                          "or more"),
+])
+def test_a_database_url_option_rua_cannot_use_is_one_line_naming_it(rua, query, said):
+    result = rua("org", "list", url=f"postgresql://postgres@127.0.0.1:1/rua?{query}")
+    assert_refused(result, said)
+
+
 # --- organizations and plans ---------------------------------------------------------------------
 
 def test_org_create_prints_only_the_new_id(rua):

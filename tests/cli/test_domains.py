@@ -11,10 +11,22 @@ from tests.factories import make_domain, make_org
 
 
 @pytest.mark.parametrize("typed, stored", [("Example.COM.", "example.com"),
-                                            ("bücher.example", "xn--bcher-kva.example")])
+                                            ("bücher.example", "xn--bcher-kva.example"),
+                                            ("straße.de", "xn--strae-oqa.de"),
+                                            ("faß.de", "xn--fa-hia.de")])
 def test_domain_add_stores_the_normal_form_as_manual(rua, acme, typed, stored):
     assert ok(rua("domain", "add", "Acme", typed)) == [f"{stored} (manual) in Acme"]
     assert [(d.name, d.source) for d in Domain.select()] == [(stored, "manual")]
+
+
+def test_straße_and_strasse_are_two_domains(rua, acme):
+    ok(rua("domain", "add", "Acme", "strasse.de"))
+    ok(rua("domain", "add", "Acme", "straße.de"))
+    assert sorted(d.name for d in Domain.select()) == ["strasse.de", "xn--strae-oqa.de"]
+
+
+def test_a_name_idna_2008_refuses_is_one_line(rua, acme):
+    assert_refused(rua("domain", "add", "Acme", "☃.com"), "not a valid internationalized")
 
 
 def test_adding_a_domain_its_reports_introduced_makes_it_both(rua, acme):

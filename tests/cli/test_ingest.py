@@ -56,7 +56,8 @@ def test_text_output_has_a_line_per_file_and_a_summary(rua, acme, inputs):
     assert lines[1].startswith("stored") and paths[1] in lines[1] and "7 messages" in lines[1]
     assert lines[2].startswith("2 files: 2 reports stored, 0 duplicates, 0 refused; "
                                "2 records, 12 messages in ")
-    assert lines[2].endswith(" s") and len(lines) == 3
+    assert lines[2].endswith(" s")
+    assert lines[3].startswith("reports cover 2023-11-14 to 2023-11-15") and len(lines) == 4
 
 
 def test_json_output_is_one_object_per_file_and_the_summary_goes_to_stderr(rua, acme, inputs):
@@ -66,8 +67,10 @@ def test_json_output_is_one_object_per_file_and_the_summary_goes_to_stderr(rua, 
     first, second = (json.loads(line) for line in result.stdout.splitlines())
     report = Report.get()
     assert first == {"path": paths[0], "status": "stored", "error": None, "reports": [
-        {"id": report.id, "report_id": "a", "org_name": "Example Receiver", "domain": "example.com",
-         "records": 1, "messages": 5, "compliant": 5, "status": "stored"}]}
+        {"id": report.id, "report_id": "a", "org_name": "Example Receiver",
+         "org_id": acme.id, "day_begin": "2023-11-14", "day_end": "2023-11-15",
+         "domain": "example.com", "records": 1, "messages": 5, "compliant": 5,
+         "status": "stored"}]}
     assert second["path"] == paths[1] and second["status"] == "refused"
     assert second["error"].startswith(paths[1]) and second["reports"] == []
     assert "2 files: 1 report stored, 0 duplicates, 1 refused" in result.stderr
@@ -207,7 +210,10 @@ def test_tls_reports_are_ingested_beside_dmarc_reports_with_the_same_exit_codes(
     paths = inputs({"a.xml": good("a"), "t.json.gz": tlsbuild.gzipped(tlsbuild.report_bytes())})
     result = rua("ingest", *paths)
     assert result.exit_code == 0, result.stdout
-    assert result.stdout.splitlines()[1].startswith(f"stored     {paths[1]} (1 report")
+    lines = result.stdout.splitlines()
+    assert lines[1] == f"stored     {paths[1]} (1 report, 10 sessions)"     # no records in TLS
+    assert lines[2].startswith("2 files: 2 reports stored, 0 duplicates, 0 refused; "
+                               "1 record, 5 messages, 10 sessions in ")
     assert TlsReport.get().org_id == acme.id
     assert rua("ingest", paths[1]).exit_code == 0          # a duplicate
     [stray] = inputs({"s.json": tlsbuild.report_bytes([tlsbuild.policy("elsewhere.example")])})

@@ -12,6 +12,7 @@ import pytest
 
 from store.clock import utcnow
 from store.models import Record, Report
+from tests.cli.outcome import assert_refused
 from tests.factories import make_org
 from tests.ingest import xmlbuild
 from tests.snapshotter.reports import report_on
@@ -39,6 +40,12 @@ def test_a_dry_run_says_what_would_go_and_deletes_nothing(rua, acme):
     assert result.exit_code == 0
     assert result.output == (f"would delete 4 records of 2 reports whose period ended before "
                              f"{cutoff}; 2 records kept\n")
+    assert Record.select().count() == 6
+
+
+def test_a_negative_retention_is_refused_before_anything_is_planned(rua, acme, monkeypatch):
+    monkeypatch.setenv("RUA_RETENTION_DAYS", "-5")
+    assert_refused(rua("prune", "--dry-run"), "RUA_RETENTION_DAYS=-5 must be 0 or more")
     assert Record.select().count() == 6
 
 

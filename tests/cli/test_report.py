@@ -124,3 +124,16 @@ def test_the_snapshots_show_the_copy_put_in_place_after_the_next_refresh(rua, ac
     assert card() == (999_999, 0.0)
     assert rua("report", "replace", "1", "--yes").exit_code == 0
     assert card() == (12, 100.0)
+
+
+def test_a_report_without_a_reporter_name_is_named_as_such(rua, acme, config, tmp_path):
+    make_domain(acme, "example.com")
+    unnamed = {"org_name": "", "report_id": "2026-03-05"}
+    assert ingest(config, tmp_path, "a.xml", xb.report_bytes(**unnamed)) == "stored"
+    changed = xb.report_bytes(**unnamed, records=[xb.record(count=7)])
+    assert ingest(config, tmp_path, "b.xml", changed) == "refused"
+    listed = rua("report", "copies", "Acme").stdout
+    assert "report 2026-03-05 of an unnamed reporter for example.com" in listed
+    assert "( report" not in listed
+    dry = rua("report", "replace", "1").stdout
+    assert "(report 2026-03-05 of an unnamed reporter for example.com, " in dry

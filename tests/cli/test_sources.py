@@ -341,6 +341,17 @@ def test_a_dead_resolver_enriches_nothing_says_so_and_backs_off(acme, rua_source
     assert later.sources == 4 and not later.waiting
 
 
+def test_a_resolver_that_denies_every_name_stops_enrichment_after_one_question(
+        acme, rua_sources, dns_server):
+    dns_server.fault(".", "nxdomain")               # a broken or captive resolver
+    result = rua_sources("refresh")
+    assert result.exit_code == 1 and "0 source(s) enriched" in result.stdout
+    assert ("rua: error: 5 source(s) not enriched: resolver 127.0.0.1 says no name exists, "
+            "not even the root") in result.stderr
+    assert [question[:2] for question in dns_server.asked()] == [(".", "NS")]
+    assert not Source.select().where(Source.enriched_at.is_null(False)).exists()
+
+
 def test_the_back_off_doubles_up_to_a_day():
     from sources import retry
     assert [retry.delay(n) for n in (1, 2, 3)] == [timedelta(minutes=15), timedelta(minutes=30),

@@ -150,6 +150,12 @@ def lookup(dns_config):
     return Lookup(dns_config)
 
 
+def dmarc_questions(dns_server) -> list[str]:
+    """The names asked, less the root: the first NXDOMAIN of a run makes the resolver ask the
+    root's NS once, to tell a resolver that denies every name (dnscheck/resolver.py)."""
+    return [q[0] for q in dns_server.asked() if q[0] != "."]
+
+
 def test_check_finds_the_domains_own_record_with_one_query(dns_server, lookup):
     dns_server.zone("example.com", f'_dmarc IN TXT "{GOOD}"')
     found = dmarc.check(lookup, "example.com")
@@ -161,7 +167,7 @@ def test_check_inherits_from_the_organizational_domain(dns_server, lookup):
     dns_server.zone("example.com", f'_dmarc IN TXT "{GOOD}"\nmail IN A 192.0.2.1')
     found = dmarc.check(lookup, "a.mail.example.com")
     assert (found.status, found.inherited_from) == ("ok", "example.com")
-    asked = [q[0] for q in dns_server.asked()]
+    asked = dmarc_questions(dns_server)
     assert asked == ["_dmarc.a.mail.example.com.", "_dmarc.mail.example.com.",
                      "_dmarc.example.com.", "_dmarc.com."]
 
@@ -170,7 +176,7 @@ def test_check_of_a_deep_name_asks_at_most_eight_times(dns_server, lookup):
     dns_server.zone("example.com", "")
     found = dmarc.check(lookup, "a.b.c.d.e.f.g.h.i.example.com")
     assert found.status == "error"
-    assert len(dns_server.asked()) == 8
+    assert len(dmarc_questions(dns_server)) == 8
 
 
 def test_check_stops_at_a_psd_record(dns_server, lookup):

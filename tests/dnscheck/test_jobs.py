@@ -131,6 +131,17 @@ def test_dns_that_cannot_tell_neither_raises_nor_clears_nor_loses_verification(
     assert open_types(domain.org) == [("dns_record_missing", "dns_record_missing:good.example:spf")]
 
 
+def test_a_resolver_that_says_nxdomain_to_everything_raises_no_missing_record(
+        dns_server, check_config, domain, caplog):
+    dns_server.fault(".", "nxdomain")        # a broken or captive resolver
+    result = check(check_config)
+    said = "resolver 127.0.0.1 says no name exists, not even the root"
+    assert result.unanswered.startswith(said)
+    assert open_types(domain.org) == []
+    assert Domain.get_by_id(domain.id).dmarc_state == "unconfirmed"
+    assert any(said in message for message in caplog.messages)
+
+
 def test_a_loss_or_a_change_across_a_check_that_could_not_tell_is_still_seen(
         dns_server, check_config, domain):
     serve(dns_server, "good.example")

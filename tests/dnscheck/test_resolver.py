@@ -162,11 +162,24 @@ def test_one_silent_name_leaves_the_resolver_trusted(dns_server, lookup):
     assert lookup.dead == "" and lookup.txt("example.com").found
 
 
-def test_a_resolver_that_answers_nothing_is_found_out_once(dns_server, lookup):
-    dns_server.fault(".", "silent")
+@pytest.mark.parametrize("fault, said", [
+    ("silent", "resolver 127.0.0.1 did not answer"),
+    ("nxdomain", "resolver 127.0.0.1 says no name exists, not even the root (a broken or "
+                 "captive resolver)"),
+])
+def test_a_resolver_that_answers_nothing_or_denies_every_name_is_found_out_once(
+        dns_server, lookup, fault, said):
+    dns_server.fault(".", fault)
     first = lookup.txt("example.com")
-    assert first.unknown and first.why == "resolver 127.0.0.1 did not answer" == lookup.dead
+    assert first.unknown and not first.nxdomain and first.why == said == lookup.dead
     asked = len(dns_server.asked())
     # Every later look-up is told at once, without a packet.
     assert lookup.txt("other.example.com").why == lookup.dead
     assert len(dns_server.asked()) == asked
+
+
+def test_a_name_that_does_not_exist_leaves_an_honest_resolver_trusted(dns_server, lookup):
+    dns_server.zone("example.com", '@ IN TXT "v=spf1 -all"')
+    missing = lookup.txt("nowhere.example.com")
+    assert missing.missing and missing.nxdomain and lookup.dead == ""
+    assert lookup.txt("example.com").found

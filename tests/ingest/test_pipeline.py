@@ -2,6 +2,7 @@
 import hashlib
 import os
 import pathlib
+from datetime import date
 
 import pytest
 
@@ -37,8 +38,9 @@ def test_a_plain_report_is_stored_and_described(org, config, tmp_path):
     [entry] = result.reports
     report = Report.get_by_id(entry["id"])
     assert entry == {"id": report.id, "report_id": "r-1", "org_name": "Example Receiver",
-                     "domain": "example.com", "records": 2, "messages": 7, "compliant": 7,
-                     "status": "stored"}
+                     "org_id": org.id, "day_begin": date(2023, 11, 14),
+                     "day_end": date(2023, 11, 15), "domain": "example.com", "records": 2,
+                     "messages": 7, "compliant": 7, "status": "stored"}
     assert report.org_id == org.id
 
 

@@ -187,10 +187,24 @@ def test_a_new_sender_is_announced_once_the_domain_has_a_week_of_history(databas
     assert not Event.select().exists()     # three days of history: every sender is still new
     for report in range(2):
         make_report(org, records=[{"source_ip": "192.0.2.3"}, {"source_ip": "192.0.2.1"}],
-                    date_begin=start + 9 * DAY, date_end=start + 10 * DAY)
+                    date_begin=start + 9 * DAY, date_end=start + 10 * DAY,
+                    received_at=from_epoch(start + 10 * DAY + 3600))
     [event] = Event.select()
     assert (event.type, event.domain, event.dedupe_key) == (
         "new_sender", "example.com", "new_sender:example.com:192.0.2.3")
+
+
+@pytest.mark.parametrize("late_days, announced", [(7, True), (8, False), (4000, False)])
+def test_only_a_report_that_ended_in_the_last_week_makes_a_new_sender_news(database, late_days,
+                                                                          announced):
+    """An archive of 2013 reports imported today raises no new_sender about 2013."""
+    org = make_org()
+    start = epoch("2013-03-01")
+    for n, ip in enumerate(("192.0.2.1", "192.0.2.2")):
+        end = start + (10 * n + 1) * DAY
+        make_report(org, records=[{"source_ip": ip}], date_begin=end - DAY, date_end=end,
+                    received_at=from_epoch(end + late_days * DAY))
+    assert Event.select().where(Event.type == "new_sender").exists() is announced
 
 
 VERSION_5_SOURCE = """CREATE TABLE "source" ("id" {id}, "org_id" VARCHAR(26) NOT NULL

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sqlite3
 import threading
 import time
 
@@ -17,6 +19,7 @@ from tests.cli.outcome import assert_refused
 from tests.factories import make_org
 from tests.intake.conftest import report_mail, subject, watching
 from tests.ingest import tlsbuild, xmlbuild
+from tests.servers import free_port
 
 # Each test starts its own Dovecot mailbox (about 4 s): the quick loop leaves them out.
 pytestmark = pytest.mark.slow
@@ -168,6 +171,40 @@ def test_bad_settings_are_one_clear_line(rua, acme, box, monkeypatch, settings, 
     for name, value in settings.items():
         monkeypatch.setenv(name, value)
     assert_refused(rua("fetch", "imap"), fragment)
+
+
+def test_an_unreachable_server_is_one_line_naming_the_setting(rua, acme, box, monkeypatch):
+    monkeypatch.setenv("RUA_IMAP_URL", f"imaps://dmarc@127.0.0.1:{free_port()}/INBOX")
+    assert_refused(rua("fetch", "imap"), "cannot use the IMAP server 127.0.0.1:",
+                   " (RUA_IMAP_URL): Connection refused")
+
+
+def test_check_logs_in_counts_and_moves_nothing(rua, acme, box, monkeypatch):
+    monkeypatch.setenv("RUA_MAX_REPORT_BYTES", str(LIMIT))
+    box.append(report_mail("r-1"), report_mail("r-2"))
+    box.append(b"Subject: Huge\r\n\r\n" + b"x" * (LIMIT + 1) + b"\r\n")
+    result = rua("fetch", "imap", "--check")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert re.fullmatch(rf"logged in to 127\.0\.0\.1:\d+ as dmarc; {box.inbox} holds "
+                        rf"3 message\(s\), [\d,]+ bytes", lines[0]), lines[0]
+    assert lines[1] == ("1 of them larger than RUA_MAX_REPORT_BYTES: a fetch files them as "
+                        "refused unread")
+    assert lines[2:4] == [f"filed into {box.done} (created on first use)",
+                          f"filed into {box.refused} (created on first use)"]
+    assert lines[4].endswith("this check moved nothing")
+    assert box.subjects(box.inbox) == ["Huge", "Report r-1", "Report r-2"]
+    assert box.subjects(box.done) == [] and stored_ids() == []
+    with box.client() as client:       # not even marked seen
+        client.select_folder(box.inbox, readonly=True)
+        assert client.search(["SEEN"]) == []
+
+
+def test_check_says_why_it_cannot_log_in(rua, acme, box, tmp_path, monkeypatch):
+    (tmp_path / "wrong").write_text("not-the-password\n")
+    monkeypatch.setenv("RUA_IMAP_PASSWORD_FILE", str(tmp_path / "wrong"))
+    assert_refused(rua("fetch", "imap", "--check"), "IMAP login as dmarc at 127.0.0.1:",
+                   "refused")
 
 
 def test_a_missing_folder_is_one_clear_line(rua, acme, box, imap_server, monkeypatch):

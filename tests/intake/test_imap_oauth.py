@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from datetime import timedelta
 
 import pytest
 import trustme
@@ -18,6 +19,7 @@ from intake.jobs import fetch_configured
 from jobs.scheduler import run_exclusive
 from jobs.table import job_table
 from store.job_runs import JobFailed
+from store.clock import utcnow
 from store.models import Report
 from tests.cli.outcome import assert_refused
 from tests.intake import dovecot, token_server
@@ -329,3 +331,21 @@ def test_a_token_endpoint_that_echoes_the_request_never_gets_a_credential_shown_
         for text in (result.stderr, caplog.text):
             assert credential not in text and credential[-20:] not in text
     assert box.subjects(box.inbox) == ["Report r-1"] and stored_ids() == []
+
+
+def test_a_certificate_near_its_end_is_said_by_check_and_warned_of_by_the_fetch_job(
+        rua, acme, box, tokens, monkeypatch, tmp_path, config, caplog):
+    app = microsoft(tokens, monkeypatch, tmp_path, certificate=True)
+    ends = utcnow() + timedelta(days=10)
+    pem, app.certificate = token_server.app_certificate(not_after=ends)
+    (tmp_path / "app.pem").write_text(pem)
+    said = f"the certificate in RUA_IMAP_OAUTH_CERT_FILE expires on {ends:%Y-%m-%d} (in 10 day(s))"
+    checked = rua("fetch", "imap", "--check")
+    assert checked.exit_code == 0, checked.stderr
+    assert said in checked.stdout.splitlines()
+    config = Config.from_env(os.environ).replace(database_url=config.database_url,
+                                                 lock_dir=config.lock_dir, offline=True)
+    box.append(report_mail("r-1"))
+    assert fetch_configured(config) == 1                 # the certificate still works
+    assert f"{said}: make a new one, upload it to the app (Certificates & secrets) and put it " \
+           "and its key in the file" in caplog.messages

@@ -35,6 +35,7 @@ def test_a_certificate_file_gives_the_key_and_the_sha1_thumbprint(tmp_path):
     (tmp_path / "app.pem").write_text(pem)
     app = oauth_settings.settings(microsoft_config(imap_oauth_cert_file=str(tmp_path / "app.pem")), "d")
     assert app.thumbprint == certificate.fingerprint(hashes.SHA1()).hex()
+    assert app.expires == certificate.not_valid_after_utc.replace(tzinfo=None)
     assert "PRIVATE KEY" in app.private_key and "PRIVATE" not in repr(app)
 
 

@@ -131,9 +131,10 @@ class TokenServer:
         return {"active": True, "username": found.mailboxes[0], "client_id": found.client}
 
 
-def app_certificate(key_type=trustme.KeyType.RSA) -> tuple[str, x509.Certificate]:
+def app_certificate(key_type=trustme.KeyType.RSA, not_after=None
+                    ) -> tuple[str, x509.Certificate]:
     """A certificate and its key as one PEM (what RUA_IMAP_OAUTH_CERT_FILE holds)."""
-    leaf = trustme.CA().issue_cert("rua-app.example", key_type=key_type)
+    leaf = trustme.CA().issue_cert("rua-app.example", key_type=key_type, not_after=not_after)
     pem = leaf.private_key_and_cert_chain_pem.bytes().decode()
     return pem, x509.load_pem_x509_certificate(leaf.cert_chain_pems[0].bytes())
 

@@ -77,6 +77,17 @@ def test_domain_with_reports_only_before_the_window_is_not_scored():
     doc = compliance_doc(Ledger(f), "a.example")
     assert doc["overall_score"] == 0.0 and doc["total_messages"] == 0 and doc["grade"] == "N/A"
     assert Ledger(f).domain("a.example").last_report == day(45)
+    assert doc["latest_data_date"] == day(45)        # says where the history ends
+
+
+def test_an_organization_whose_reports_are_all_old_says_its_latest_data_date():
+    f = facts(**{"a.example": domain("a.example", {day(400): SpanTally(5, 5, 5, 5)}),
+                 "b.example": domain("b.example", {day(90): SpanTally(5, 5, 5, 5)}),
+                 "c.example": DomainFacts("c.example")})
+    doc = compliance_doc(Ledger(f))
+    assert doc["grade"] == "N/A" and doc["latest_data_date"] == day(90)
+    assert compliance_doc(Ledger(facts(c=DomainFacts("c")))).get("latest_data_date", 0) is None
+    assert unknown_domain_compliance("other.example")["latest_data_date"] is None
 
 
 def test_an_organization_without_reports_has_grade_na_and_zero_figures():

@@ -126,3 +126,11 @@ def test_source_rules(results, source, classification, because):
     assert (verdict.classification, verdict.because) == (classification, because)
     assert verdict.authorized is (classification == AUTHORIZED)
     assert verdict.sentence.endswith(".")
+
+
+def test_an_spf_authorized_source_is_explained_by_the_reports_not_by_dns():
+    """The DNS check alone says what the SPF record holds now; the sentence says what the
+    receivers saw, which a record removed since (or never fetched) cannot contradict."""
+    verdict = classify_source([tally("bounce.example.com", spf_pass=1, dmarc_pass=1)], STRANGER)
+    assert verdict.sentence == ("Receivers' reports show this source passing SPF aligned with "
+                                "bounce.example.com.")

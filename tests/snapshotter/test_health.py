@@ -127,3 +127,27 @@ def test_a_score_of_96_99_is_graded_a_and_shown_rounded_half_up_as_97():
     days = {TODAY - timedelta(days=1): SpanTally(10000, 9699, 9699, 9699, reports=1)}
     doc = health_doc(ledger(days=days, policy=PublishedPolicy("reject", 97)), "example.com", NOW)
     assert (doc["overall_score"], doc["grade"]) == (97, "A")
+
+
+def test_the_verified_rate_is_the_share_of_messages_verified_reports_account_for():
+    doc = health_doc(ledger(verified_messages=25), "example.com", datetime(2024, 1, 1))
+    assert doc["verified_rate"] == 25.0         # of the window's 100 messages
+    assert health_doc(ledger(days={}), "example.com", datetime(2024, 1, 1))["verified_rate"] is None
+
+
+def test_facts_count_the_messages_of_verified_reports_in_the_window(database):
+    from rules.authenticity import OTHER_SIGNER, VERIFIED, Provenance
+    from snapshotter import facts
+    from store.clock import utcnow
+    from tests.factories import make_org, make_report
+    org = make_org()
+    today = utcnow().date()
+    make_report(org, records=[{"count": 30}], report_id="v",
+                provenance=Provenance(VERIFIED, "google.com"))
+    make_report(org, records=[{"count": 50}], report_id="relay",
+                provenance=Provenance(OTHER_SIGNER, "relay.example"))
+    make_report(org, records=[{"count": 20}], report_id="file")
+    found = facts.read_domain(org.id, "example.com", today)
+    assert found.domains["example.com"].verified_messages == 30
+    doc = health_doc(Ledger(found), "example.com", utcnow())
+    assert (doc["total_messages"], doc["verified_rate"]) == (100, 30.0)

@@ -28,6 +28,16 @@ def test_an_organization_without_reports_has_no_data_and_says_how_to_start():
     assert doc["action_items_summary"] == {"total_pending": 0, "high": 0, "medium": 0, "low": 0}
 
 
+def test_an_archive_older_than_the_window_has_no_data_in_it_but_says_its_latest_day():
+    old = date(2013, 6, 25)
+    archive = DomainFacts("a.example", days={old: SpanTally(10, 10, 10, 10)},
+                          policies=[(old, PublishedPolicy("reject"))], last_report_day=old)
+    health = overview(archive)["org_health"]
+    assert health["health_state"] == "nodata" and health["grade"] == "N/A"
+    assert health["has_data"] is True and health["latest_data_date"] == old
+    assert overview(domain("b.example"))["org_health"]["latest_data_date"] is None
+
+
 def test_cards_come_worst_score_first_and_domains_without_reports_last():
     doc = overview(domain("good.example", SpanTally(10, 10, 10, 10)),
                    domain("quiet.example"),

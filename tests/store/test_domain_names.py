@@ -8,7 +8,7 @@ import publicsuffixlist
 import pytest
 from publicsuffixlist import PublicSuffixList
 
-from store.domain_names import load_public_suffixes
+from store.domain_names import InvalidDomain, load_public_suffixes, normalize, renormalized
 
 # A plain rule, a wildcard (*.ck) and its exception (!www.ck), a private suffix, IDN rules in
 # U-labels and in A-labels, and a name under no rule.
@@ -57,3 +57,35 @@ def test_without_write_nothing_is_cached(tmp_path):
     cache = tmp_path / "public_suffixes.marshal"
     load_public_suffixes(str(cache), write=False)
     assert not cache.exists()
+
+
+@pytest.mark.parametrize("name, normal", [
+    ("straße.de", "xn--strae-oqa.de"),          # IDNA 2003 made it strasse.de, another domain
+    ("faß.de", "xn--fa-hia.de"),
+    ("BÜCHER.de", "xn--bcher-kva.de"),
+    ("xn--strae-oqa.de", "xn--strae-oqa.de"),   # ASCII names, as reports carry, as they are
+    ("Strasse.DE.", "strasse.de"),
+])
+def test_names_are_normalized_by_idna_2008_with_uts46(name, normal):
+    assert normalize(name) == normal
+
+
+@pytest.mark.parametrize("name", ["☃.com", "a\u200db.com", "ex ample.com"])
+def test_a_name_idna_2008_refuses_is_invalid(name):
+    with pytest.raises(InvalidDomain):
+        normalize(name)
+
+
+@pytest.mark.parametrize("stored, today", [
+    ("example.com", "example.com"),
+    ("xn--strae-oqa.de", "xn--strae-oqa.de"),
+    ("xn--ab-5f1i.de", "xn--ab-y8l.de"),        # a Cherokee capital, mapped by UTS #46 today
+])
+def test_a_stored_name_is_renormalized_from_its_a_labels(stored, today):
+    assert renormalized(stored) == today
+
+
+@pytest.mark.parametrize("stored", ["xn--n3h.com", "xn--zz.com"])
+def test_a_stored_name_idna_2008_refuses_is_invalid(stored):
+    with pytest.raises(InvalidDomain):
+        renormalized(stored)

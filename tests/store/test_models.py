@@ -11,7 +11,7 @@ from store.migrations import current_version, latest_version, migrate
 from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, Member,
                           NotifyChannel, Organization, Record, Report, ReportCopy,
                           SchemaVersion, ScoreHistory, Snapshot, Source, SourceDomain,
-                          TlsReport, Usage)
+                          PrunedAddress, TlsReport, Usage)
 from tests.factories import make_domain, make_key, make_member, make_org, make_tls_report
 from tests.store.scratch import empty_database_url
 
@@ -168,10 +168,38 @@ def test_a_store_made_before_version_16_gets_tls_digests_and_the_kept_copies(emp
     stored = make_tls_report(make_org())
     empty_database.execute_sql('ALTER TABLE "tls_report" DROP COLUMN "content_digest"')
     empty_database.execute_sql('DROP TABLE "report_copy"')      # as version 15 left them
-    assert migrate(empty_database)[0] == (
+    assert migrate(empty_database)[0] == (      # then any later ones
         16, "TLS reports carry a content digest; conflicting copies of reports kept aside")
     assert TlsReport.get_by_id(stored.id).content_digest == ""   # a copy of it is a duplicate
     assert ReportCopy.select().count() == 0
+
+
+def test_a_store_made_before_version_19_gets_the_table_of_pruned_addresses(empty_database,
+                                                                           monkeypatch):
+    migrate_up_to(empty_database, 16, monkeypatch)
+    empty_database.execute_sql('DROP TABLE "pruned_address"')     # as version 16 left it
+    assert (19, "reports whose records were pruned keep their sending addresses") in \
+        migrate(empty_database)
+    assert PrunedAddress.select().count() == 0
+
+
+def test_version_20_writes_monitored_idna_names_by_idna_2008_and_says_what_it_did(
+        empty_database, monkeypatch, caplog):
+    with monkeypatch.context() as patch:                 # a store as every version before 20
+        patch.setattr(migrations, "MIGRATIONS", [m for m in migrations.MIGRATIONS if m[0] < 20])
+        migrate(empty_database)
+    org = make_org()
+    for name in ("example.com", "strasse.de", "xn--strae-oqa.de", "xn--ab-5f1i.de",
+                 "xn--n3h.com"):
+        Domain.create(org=org, name=name)
+    assert migrate(empty_database)[0] == (
+        20, "monitored domain names with IDNA labels written by IDNA 2008")
+    assert sorted(d.name for d in Domain.select()) == [
+        "example.com", "strasse.de", "xn--ab-y8l.de", "xn--n3h.com", "xn--strae-oqa.de"]
+    assert caplog.messages == [
+        "domain xn--ab-5f1i.de renamed xn--ab-y8l.de (IDNA 2008)",
+        "domain xn--n3h.com kept as it is: '☃.com' is not a valid internationalized domain "
+        "name under IDNA 2008"]
 
 
 def test_a_store_made_before_version_21_has_its_snapshots_recomputed(empty_database, monkeypatch):
@@ -278,6 +306,8 @@ def test_deleting_an_organization_removes_everything_it_owns(database):
         Event.create(org=org, type="new_source", severity="info", title="t", dedupe_key="d")
         NotifyChannel.create(org=org, kind="email", target="ops@example.com")
         make_tls_report(org)
+        PrunedAddress.create(report=minimal_report(org, dedupe_key="k2"), org=org,
+                             source_ip="192.0.2.1")
         report_copies.keep(org.id, "dmarc", "key", "digest", b"<feedback/>", org_name="r",
                            report_id="1", domain="example.com", date_begin=0, date_end=1,
                            received_at=datetime.datetime(2026, 1, 1))

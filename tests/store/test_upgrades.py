@@ -103,6 +103,11 @@ def test_a_store_of_every_released_schema_upgrades_and_answers(sqlite_store, tmp
     listed = client.get("/api/v1/reports?limit=1", headers=auth)
     assert listed.status_code == 200
     assert json.loads(listed.data)["total"] == reports
+    # Stored before rua checked report mail's signatures: every one unchecked.
+    with sqlite3.connect(store_path) as upgraded_store:
+        assert upgraded_store.execute("SELECT DISTINCT authenticity FROM report").fetchall() == [
+            ("unchecked",)]
+    assert json.loads(listed.data)["reports"][0]["authenticity"] == "unchecked"
     report_id = json.loads(listed.data)["reports"][0]["id"]
     for path in sorted(DOC["paths"]):
         if "{ip}" in path or path == "/tls-reports/{id}":      # no TLS report before 12

@@ -1,15 +1,17 @@
-"""GET /enums: all nine categories, labels and severities, deliverable alert types."""
+"""GET /enums: all ten categories, labels and severities, deliverable alert types."""
 from __future__ import annotations
 
+from rules.authenticity import AUTHENTICITIES
 from tests.webapp.helpers import get
 
 CATEGORIES = {"verification_state", "alert_type", "alert_severity", "action_item_severity",
-              "reputation_status", "dmarc_policy", "health_state", "grade", "tls_result_type"}
+              "reputation_status", "dmarc_policy", "health_state", "grade", "tls_result_type",
+              "authenticity"}
 SEVERITIES = {"neutral", "success", "info", "warning", "critical"}
 DELIVERABLE = {"new_sender", "unauthorized_sender", "compliance_drop", "policy_changed",
                "dns_record_missing", "dns_record_invalid", "spf_lookup_limit", "verification_lost",
                "blocklisted_source", "no_reports", "auto_domain_cap", "tls_failures",
-               "conflicting_copy"}
+               "conflicting_copy", "unauthenticated_reports"}
 IN_APP_ONLY = {"weak_dkim_key", "report_parse_warnings", "quota_near_cap"}
 
 
@@ -17,7 +19,7 @@ def _codes(body, category):
     return [e["code"] for e in body[category]]
 
 
-def test_enums_names_all_nine_categories(client, key):
+def test_enums_names_all_ten_categories(client, key):
     resp = get(client, "/enums", key)
     assert resp.status_code == 200 and resp.mimetype == "application/json"
     assert set(resp.get_json()) == CATEGORIES
@@ -52,3 +54,7 @@ def test_alert_types_say_which_can_be_pushed(client, key):
     body = get(client, "/enums", key).get_json()
     deliverable = {e["code"]: e["deliverable"] for e in body["alert_type"]}
     assert deliverable == {**dict.fromkeys(DELIVERABLE, True), **dict.fromkeys(IN_APP_ONLY, False)}
+
+
+def test_authenticity_lists_every_value_reports_carry(client, key):
+    assert _codes(get(client, "/enums", key).get_json(), "authenticity") == list(AUTHENTICITIES)

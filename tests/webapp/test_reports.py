@@ -7,6 +7,7 @@ from datetime import datetime
 
 import pytest
 
+from rules.authenticity import VERIFIED, Provenance
 from tests.factories import epoch, make_key, make_org, make_report
 from tests.webapp.helpers import assert_error, get
 
@@ -31,7 +32,22 @@ def test_a_report_summary_has_every_field_of_the_contract(client, org, key):
         "id": report.id, "report_id": "r-1", "org_name": "google.com", "domain": "example.com",
         "total_messages": 4, "compliant_messages": 3, "compliance_rate": 75.0, "policy_p": "reject",
         "date_begin": "2024-01-05T00:00:00Z", "date_end": "2024-01-05T23:59:59Z",
-        "received_at": "2024-01-06T03:04:05Z"}], "total": 1, "limit": 50, "offset": 0, "has_any": True}
+        "received_at": "2024-01-06T03:04:05Z", "authenticity": "unchecked", "signed_by": ""}],
+        "total": 1, "limit": 50, "offset": 0, "has_any": True}
+
+
+def test_filters_by_what_the_mail_proves(client, org, key):
+    signed = make_report(org, report_id="r-signed",
+                         provenance=Provenance(VERIFIED, "google.com", "", "google.com"))
+    make_report(org, report_id="r-file")
+    assert ids(get(client, "/reports?authenticity=verified", key)) == [signed.id]
+    assert len(ids(get(client, "/reports?authenticity=UNCHECKED", key))) == 1
+    assert len(ids(get(client, "/reports?authenticity=genuine", key))) == 2     # no filter
+    row = get(client, "/reports?authenticity=verified", key).get_json()["reports"][0]
+    assert (row["authenticity"], row["signed_by"]) == ("verified", "google.com")
+    detail = get(client, f"/reports/{signed.id}", key).get_json()
+    assert (detail["authenticity"], detail["signed_by"], detail["authenticity_reason"]) == (
+        "verified", "google.com", "")
 
 
 def test_an_organization_without_reports_gets_an_empty_list_and_has_any_false(client, org, key):

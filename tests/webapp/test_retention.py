@@ -59,3 +59,22 @@ def test_every_figure_is_the_same_after_a_prune_and_pruned_details_say_so(client
         summary = {k: v for k, v in before[path][1].items()
                    if not k.startswith(("Records", "record_")) and k != "records_pruned_at"}
         assert {k: detail[k] for k in summary} == summary
+
+
+def test_the_source_ip_filter_finds_pruned_reports_as_before(client, key, org, clock):
+    clock.now = NOW
+    mixed_org(org, days_back=60)
+    addresses = ("192.0.2.1", "198.51.100.7", "2001:db8::1", "203.0.113.9")
+
+    def reports_holding(ip: str) -> dict:
+        clock.now += timedelta(seconds=2)
+        return get(client, f"/reports?source_ip={ip}&limit=200", key).json
+
+    before = {ip: reports_holding(ip) for ip in addresses}
+    done = retention.prune(NOW, 30)
+    after = {ip: reports_holding(ip) for ip in addresses}
+
+    assert done.reports > 0
+    assert after == before
+    assert before["192.0.2.1"]["total"] > done.reports     # pruned and kept reports both found
+    assert before["203.0.113.9"]["total"] == 0             # an address no report holds: none

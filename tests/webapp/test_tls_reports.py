@@ -5,6 +5,7 @@ from datetime import datetime
 
 import pytest
 
+from rules.authenticity import UNSIGNED, Provenance
 from tests.factories import make_key, make_org, make_tls_report
 from tests.ingest.tlsbuild import policy
 from tests.webapp.helpers import assert_error, get
@@ -29,7 +30,8 @@ def test_a_row_has_every_field_of_the_contract(client, org, key):
         "policy_domains": ["example.com", "mail.example.com"],
         "date_begin": "2024-01-05T00:00:00Z", "date_end": "2024-01-05T23:59:59Z",
         "received_at": "2024-01-06T03:04:05Z", "successful_sessions": 95,
-        "failed_sessions": 10, "success_rate": 90.48}],
+        "failed_sessions": 10, "success_rate": 90.48, "authenticity": "unchecked",
+        "signed_by": ""}],
         "total": 1, "limit": 50, "offset": 0, "has_any": True}
 
 
@@ -52,6 +54,15 @@ def test_filters_by_domain_result_and_days(client, org, key):
     assert ids(get(client, "/tls-reports?to=2024-01-06", key)) == [clean.id]
     filtered = get(client, "/tls-reports?result=fail&domain=example.com", key).get_json()
     assert filtered["total"] == 0 and filtered["has_any"] is True
+
+
+def test_filters_by_what_the_mail_proves(client, org, key):
+    unsigned = make_tls_report(org, report_id="t-unsigned", provenance=Provenance(UNSIGNED, "",
+                                                                                  ""))
+    make_tls_report(org, report_id="t-file")
+    rows = get(client, "/tls-reports?authenticity=unsigned", key).get_json()["tls_reports"]
+    assert [(r["id"], r["authenticity"]) for r in rows] == [(unsigned.id, "unsigned")]
+    assert get(client, "/tls-reports?authenticity=x", key).get_json()["total"] == 2
 
 
 @pytest.mark.parametrize("sort, expected", [
@@ -93,7 +104,9 @@ def test_the_detail_is_the_report_as_received_with_its_warnings(client, org, key
                              contact=None, report_id="t-9", **day("2024-01-05"))
     body = get(client, f"/tls-reports/{report.id.lower()}", key).get_json()
     assert list(body) == ["organization-name", "date-range", "contact-info", "report-id",
-                          "policies", "parse_warnings"]
+                          "policies", "parse_warnings", "authenticity", "signed_by",
+                          "authenticity_reason"]
+    assert body["authenticity_reason"] == "not from mail"
     assert body["report-id"] == "t-9" and body["contact-info"] is None
     assert body["date-range"] == {"start-datetime": "2024-01-05T00:00:00Z",
                                   "end-datetime": "2024-01-05T23:59:59Z"}

@@ -7,7 +7,7 @@ import pytest
 from store.models import Usage
 from tests.factories import make_key, make_tls_report
 from tests.webapp.helpers import get
-from tests.webapp.pages.conftest import assert_same_numbers, sign_in
+from tests.webapp.pages.conftest import api_numbers, assert_same_numbers, sign_in
 
 
 def page_and_api(client, key, page_path: str, api_path: str):
@@ -31,6 +31,13 @@ def test_a_page_shows_the_apis_numbers_for_the_same_key(signed_in, monitored, ke
                                                         api_path):
     html, body = page_and_api(signed_in, key, page_path, api_path)
     assert_same_numbers(html, body, ask=lambda path: get(signed_in, path, key).get_json())
+
+
+def test_the_domain_page_says_how_much_rests_on_verified_reports(signed_in, monitored, key):
+    html, body = page_and_api(signed_in, key, "/domains/example.com",
+                              "/domains/example.com/health")
+    assert "From verified reports" in html
+    assert ("verified_rate", str(body["verified_rate"]), "") in api_numbers(html)
 
 
 def test_the_tls_reports_page_shows_the_apis_numbers(signed_in, monitored, key):

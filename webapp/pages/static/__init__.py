@@ -1,0 +1,1 @@
+"""The pages' style sheet and icon, served by webapp/pages/assets.py."""

@@ -1,0 +1,1 @@
+"""The pages' Jinja templates: data read by the pages blueprint (webapp/pages/site.py)."""
