@@ -25,10 +25,14 @@ def init(config):
         except UnknownSchema as exc:
             fail(f"{exc}: run a rua that knows it")
         version = current_version(database)
+        reshaped = _mark_older_shapes_dirty()
     for number, description in applied:
         click.echo(f"applied migration {number}: {description}")
     if not applied:
         click.echo("nothing to apply")
+    if reshaped:
+        click.echo(f"{reshaped} organization(s) hold snapshots of an older shape: marked for "
+                   "the snapshotter to recompute")
     click.echo(f"schema version {version} (latest {latest_version()}) in {redacted(config.database_url)}")
     path = sqlite_path(config.database_url)
     if path is not None and path != ":memory:":
@@ -36,6 +40,18 @@ def init(config):
         click.echo(f"request counters in {meter_path(path)}")
         for name in make_private(path):     # made by a rua that left them readable to all
             click.echo(f"made {name} readable by its owner only (0600)")
+
+
+def _mark_older_shapes_dirty() -> int:
+    """Mark dirty each organization holding a snapshot stored under another shape version than
+    its kind's (an upgrade changed a body), so the snapshotter recomputes them all at once
+    rather than requests one by one; how many."""
+    from snapshotter.jobs import SHAPE_VERSIONS
+    from store import events, snapshots
+    org_ids = snapshots.orgs_with_other_shapes(SHAPE_VERSIONS)
+    for org_id in org_ids:
+        events.mark_dirty(org_id)
+    return len(org_ids)
 
 
 @click.group()

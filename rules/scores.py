@@ -8,6 +8,7 @@ from itertools import accumulate
 
 from rules.grades import grade, policy_name, policy_strength
 from rules.rates import rate
+from shapes.bodies import ComplianceScoreBody, DomainScoreBody
 from rules.snapshot_facts import (WINDOW_DAYS, ZERO, DomainFacts, OrgFacts, PublishedPolicy,
                                   SpanTally)
 
@@ -114,22 +115,22 @@ class WindowScores:
         return scored(total, strength, last)
 
 
-def domain_score_entry(name: str, s: Scored) -> dict:
-    return {"domain": name, "score": s.score or 0.0, "grade": s.grade,
-            "compliance_rate": s.compliance_rate, "spf_pass_rate": s.spf_rate,
-            "dkim_pass_rate": s.dkim_rate, "policy": policy_name(s.policy),
-            "total_messages": s.tally.messages}
+def domain_score_entry(name: str, s: Scored) -> DomainScoreBody:
+    return DomainScoreBody(domain=name, score=s.score or 0.0, grade=s.grade,
+                           compliance_rate=s.compliance_rate, spf_pass_rate=s.spf_rate,
+                           dkim_pass_rate=s.dkim_rate, policy=policy_name(s.policy),
+                           total_messages=s.tally.messages)
 
 
-def _compliance(s: Scored, entries: list[dict]) -> dict:
-    return {"overall_score": s.score or 0.0, "grade": s.grade,
-            "compliance_rate": s.compliance_rate, "spf_pass_rate": s.spf_rate,
-            "dkim_pass_rate": s.dkim_rate, "policy_strength": s.policy_strength,
-            "domain_scores": entries, "total_messages": s.tally.messages,
-            "total_reports": s.tally.reports, "latest_data_date": s.last_report}
+def _compliance(s: Scored, entries: list[DomainScoreBody]) -> ComplianceScoreBody:
+    return ComplianceScoreBody(overall_score=s.score or 0.0, grade=s.grade,
+                               compliance_rate=s.compliance_rate, spf_pass_rate=s.spf_rate,
+                               dkim_pass_rate=s.dkim_rate, policy_strength=s.policy_strength,
+                               domain_scores=entries, total_messages=s.tally.messages,
+                               total_reports=s.tally.reports, latest_data_date=s.last_report)
 
 
-def compliance_doc(window_scores: WindowScores, domain: str | None = None) -> dict:
+def compliance_doc(window_scores: WindowScores, domain: str | None = None) -> ComplianceScoreBody:
     """The /compliance-score body for the organization, or for one of its domains."""
     if domain is not None:
         s = window_scores.domain(domain)
@@ -139,7 +140,7 @@ def compliance_doc(window_scores: WindowScores, domain: str | None = None) -> di
     return _compliance(window_scores.org(), entries)
 
 
-def unknown_domain_compliance(domain: str) -> dict:
+def unknown_domain_compliance(domain: str) -> ComplianceScoreBody:
     """The body for a valid domain the organization has no data for: zeros, grade N/A."""
     s = scored(ZERO, 0.0, None)
     return _compliance(s, [domain_score_entry(domain, s)])

@@ -8,6 +8,7 @@ from rules.grades import grade, health_state, policy_name, whole
 from rules.rates import rate
 from rules.scores import WindowScores, Scored
 from rules.snapshot_facts import SEVERITY_RANK, WINDOW_DAYS, Item, TopSender
+from shapes.bodies import ComplianceFiguresBody, DomainHealthBody
 from snapshotter import dns, tls
 from snapshotter.trends import last_day, sparkline
 from snapshotter.verdicts import domain_verdict, percent
@@ -111,23 +112,25 @@ def compliance_policy(a: Assessment, published: str | None) -> str:
 
 
 def health_doc(window_scores: WindowScores, name: str, computed_at: datetime,
-               assessment: Assessment | None = None) -> dict:
+               assessment: Assessment | None = None) -> DomainHealthBody:
     """The /domains/{domain}/health body (from the domain's assessment when already made)."""
     d = window_scores.facts.domains[name]
     a = assessment or assess(window_scores, name)
     c = a.compliance
-    doc = {
-        "domain": name, "overall_score": whole(a.score), "grade": a.grade, "verdict": a.verdict,
-        "last_report_date": d.last_report_day, "total_messages": c.tally.messages, "dns": a.dns,
-        "compliance": {"rate": c.compliance_rate, "spf_pass": c.spf_rate, "dkim_pass": c.dkim_rate,
-                       "policy": compliance_policy(a, dns.published_policy(d.dns))},
-        "verified_rate": verified_rate(d.verified_messages, c.tally.messages),
-        "tls": tls.tls_summary(d.tls_days, window_scores.facts.today),
-        "top_senders": [sender_body(s) for s in d.senders[:TOP_SENDERS]],
-        "alert_count": len(a.items),
-        "action_items": [item_body(i) for i in a.items[:ACTION_ITEMS_SHOWN]],
-        "trend_sparkline": sparkline(d.days, last_day(window_scores.facts.today, d.days), WINDOW_DAYS),
-    }
+    compliance = ComplianceFiguresBody(rate=c.compliance_rate, spf_pass=c.spf_rate,
+                                   dkim_pass=c.dkim_rate,
+                                   policy=compliance_policy(a, dns.published_policy(d.dns)))
+    doc = DomainHealthBody(
+        domain=name, overall_score=whole(a.score), grade=a.grade, verdict=a.verdict,
+        last_report_date=d.last_report_day, total_messages=c.tally.messages, dns=a.dns,
+        compliance=compliance,
+        verified_rate=verified_rate(d.verified_messages, c.tally.messages),
+        tls=tls.tls_summary(d.tls_days, window_scores.facts.today),
+        top_senders=[sender_body(s) for s in d.senders[:TOP_SENDERS]],
+        alert_count=len(a.items),
+        action_items=[item_body(i) for i in a.items[:ACTION_ITEMS_SHOWN]],
+        trend_sparkline=sparkline(d.days, last_day(window_scores.facts.today, d.days), WINDOW_DAYS),
+    )
     if not a.items:
         doc["empty_state"] = empty_state(a)
     doc["computed_at"] = computed_at

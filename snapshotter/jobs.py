@@ -10,6 +10,7 @@ from peewee import EXCLUDED
 
 from rules.scores import WindowScores, compliance_doc
 from rules.snapshot_facts import TREND_DAYS
+from shapes import bodies, versions
 from snapshotter import alerts, day_totals, facts as facts_module
 from snapshotter.health import assess, health_doc
 from snapshotter.history import backfill_days, history_point, history_row
@@ -21,7 +22,14 @@ from store.encoding import dumps
 from store.models import Organization, ScoreHistory
 
 log = logging.getLogger("rua.snapshotter")
-SERVED_KINDS = ("overview", "compliance", "trends", "history", "health")
+# The shape of each served kind's stored body (trends and history store their points). A blob
+# stored under another shape version is recomputed before it is served
+# (webapp/snapshot_answers.py).
+SHAPES = {"overview": bodies.OverviewBody, "compliance": bodies.ComplianceScoreBody,
+          "trends": list[bodies.TrendPointBody], "history": list[bodies.HistoryPointBody],
+          "health": bodies.DomainHealthBody}
+SHAPE_VERSIONS = {kind: versions.version(shape) for kind, shape in SHAPES.items()}
+SERVED_KINDS = tuple(SHAPES)
 VARIANT_KINDS = ("compliance", "trends", "health")      # one blob per domain
 CHUNK_DOMAINS = 500      # domains whose bodies are computed and stored per transaction
 
@@ -64,11 +72,13 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
             if "overview" in kinds:
                 assessed.extend(judged)
             docs = domain_docs(window_scores, now, kinds, chunk, judged)
-            written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False))
+            written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False,
+                                           shapes=SHAPE_VERSIONS))
         docs = org_docs(window_scores, now, kinds, assessed, history)
         if cache is not None:
             docs[(day_totals.CACHE_KIND, "")] = cache
-        written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False))
+        written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False,
+                                       shapes=SHAPE_VERSIONS))
         snapshots.prune(org_id, {k: written.variants.get(k, set())
                                  for k in kinds if k in VARIANT_KINDS})
     except BaseException:
@@ -108,7 +118,8 @@ def refresh_one(org_id: str, kind: str, variant: str, now: datetime, *,
     docs = {(kind, variant): body(window_scores, kind, variant, now, history_rows=history)}
     if cache is not None:
         docs[(day_totals.CACHE_KIND, "")] = cache
-    return snapshots.put_many(org_id, docs, now, stamp_kinds=False)[(kind, variant)]
+    blobs = snapshots.put_many(org_id, docs, now, stamp_kinds=False, shapes=SHAPE_VERSIONS)
+    return blobs[(kind, variant)]
 
 
 def body(window_scores: WindowScores, kind: str, variant: str, now: datetime, *, assessment=None,

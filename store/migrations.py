@@ -17,7 +17,7 @@ gives TLS reports a content digest and keeps conflicting copies of reports aside
 keeps the pages' sign-in sessions; version 18 has reports and kept copies say what their mail
 proves of their origin (DKIM); version 19 keeps the sending addresses of reports whose records
 were pruned; version 20 writes monitored names with IDNA labels by IDNA 2008, saying what it
-changed. Once a
+changed; version 21 has snapshots carry the version of their body's shape. Once a
 release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
 add_column and friends), so an existing database is upgraded in place without losing data.
 """
@@ -361,6 +361,13 @@ def _idna_2008(database):
         log.warning("domain %s renamed %s (IDNA 2008)", row.name, name)
 
 
+def _snapshot_shapes(database):
+    """Snapshots carry their body's shape version; those stored before carry "", which no
+    served kind has, so each is recomputed before it is served again."""
+    if "shape" not in {c.name for c in database.get_columns("snapshot")}:
+        database.execute_sql(ADD_SNAPSHOT_SHAPE)          # a constant default: no table copy
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -389,6 +396,7 @@ MIGRATIONS = [
      _authenticity),
     (19, "reports whose records were pruned keep their sending addresses", _pruned_addresses),
     (20, "monitored domain names with IDNA labels written by IDNA 2008", _idna_2008),
+    (21, "snapshots carry the version of their body's shape", _snapshot_shapes),
 ]
 
 
@@ -413,6 +421,7 @@ _AUTHENTICITY_COLUMNS = (("authenticity", "VARCHAR(12)", "unchecked"),
                          ("signed_by", "VARCHAR(253)", ""),
                          ("authenticity_reason", "VARCHAR(255)",
                           "stored before rua checked signatures"))
+ADD_SNAPSHOT_SHAPE = """ALTER TABLE "snapshot" ADD COLUMN "shape" VARCHAR(16) NOT NULL DEFAULT ''"""
 
 
 def applied_versions(database) -> set[int]:

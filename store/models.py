@@ -502,6 +502,7 @@ class Snapshot(BaseModel):
     body = BlobField()
     etag = CharField(max_length=64)
     computed_at = DateTimeField()
+    shape = CharField(max_length=16, default="")     # its body's shape version; "" for caches
 
     class Meta:
         indexes = ((("org", "kind", "variant"), True),)

@@ -1,7 +1,9 @@
 """Snapshot blobs: a precomputed JSON body per (org, kind, variant), served as stored."""
 from __future__ import annotations
 
+import functools
 import hashlib
+import operator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -20,6 +22,7 @@ class Blob:
     body: bytes
     etag: str            # sha256 of body, hex
     computed_at: datetime
+    shape: str = ""      # the version of the body's shape (shapes/versions.py); "" for caches
 
 
 def etag_of(body: bytes) -> str:
@@ -39,7 +42,8 @@ def get(org_id: str, kind: str, variant: str = "") -> Blob | None:
     generated once per kind of database and then only executed."""
     sql = _GET_SQL.get(type(db.obj))
     if sql is None:
-        query = (Snapshot.select(Snapshot.body, Snapshot.etag, Snapshot.computed_at)
+        query = (Snapshot.select(Snapshot.body, Snapshot.etag, Snapshot.computed_at,
+                                 Snapshot.shape)
                  .where(Snapshot.org == "", Snapshot.kind == "", Snapshot.variant == "").limit(1))
         sql = _GET_SQL[type(db.obj)] = query.sql()[0]
     row = db.execute_sql(sql, (org_id, kind, variant, 1)).fetchone()
@@ -48,7 +52,7 @@ def get(org_id: str, kind: str, variant: str = "") -> Blob | None:
     computed_at = row[2]
     if isinstance(computed_at, str):      # SQLite hands back the text peewee stored
         computed_at = Snapshot.computed_at.python_value(computed_at)
-    return Blob(bytes(row[0]), row[1], computed_at)
+    return Blob(bytes(row[0]), row[1], computed_at, row[3])
 
 
 def put(org_id: str, kind: str, variant: str, doc, now: datetime) -> Blob:
@@ -56,25 +60,27 @@ def put(org_id: str, kind: str, variant: str, doc, now: datetime) -> Blob:
     return put_many(org_id, {(kind, variant): doc}, now)[(kind, variant)]
 
 
-def put_many(org_id: str, docs: dict, now: datetime, *, stamp_kinds: bool = True) -> dict:
+def put_many(org_id: str, docs: dict, now: datetime, *, stamp_kinds: bool = True,
+             shapes=None) -> dict:
     """Store blobs keyed (kind, variant) in one transaction (keep the docs to a few hundred).
     stamp_kinds: every blob of the kinds given is stamped `now` (a refresh of all of them);
-    False stamps only the blobs given."""
-    blobs = {key: Blob(body, etag_of(body), now)
+    False stamps only the blobs given. shapes: each kind's shape version (others get "")."""
+    shapes = shapes or {}
+    blobs = {key: Blob(body, etag_of(body), now, shapes.get(key[0], ""))
              for key, body in ((key, bytes(encode(doc))) for key, doc in docs.items())}
-    rows = [(org_id, kind, variant, blob.body, blob.etag, now)
+    rows = [(org_id, kind, variant, blob.body, blob.etag, now, blob.shape)
             for (kind, variant), blob in blobs.items()]
     fields = [Snapshot.org, Snapshot.kind, Snapshot.variant, Snapshot.body, Snapshot.etag,
-              Snapshot.computed_at]
+              Snapshot.computed_at, Snapshot.shape]
     kinds = sorted({kind for kind, _ in blobs})
     # Read before the transaction: on SQLite a transaction that reads and then writes fails at
     # once (SQLITE_BUSY) when another process wrote in between, instead of waiting its turn.
-    query = (Snapshot.select(Snapshot.kind, Snapshot.variant, Snapshot.etag)
+    query = (Snapshot.select(Snapshot.kind, Snapshot.variant, Snapshot.etag, Snapshot.shape)
              .where(Snapshot.org == org_id, Snapshot.kind.in_(kinds)).tuples())
     if not stamp_kinds:       # a few blobs among maybe thousands of their kinds: those alone
         query = query.where(Snapshot.variant.in_(sorted({v for _, v in blobs})))
-    stored = {(k, v): e for k, v, e in query}
-    rows = [row for row in rows if stored.get((row[1], row[2])) != row[4]]
+    stored = {(k, v): (e, s) for k, v, e, s in query}
+    rows = [row for row in rows if stored.get((row[1], row[2])) != (row[4], row[6])]
     with db.atomic():
         # Unchanged bodies are not written again; they are only stamped with this refresh's time.
         if stamp_kinds:
@@ -92,9 +98,19 @@ def put_many(org_id: str, docs: dict, now: datetime, *, stamp_kinds: bool = True
             (Snapshot.insert_many(rows[start:start + 200], fields=fields)
              .on_conflict(conflict_target=[Snapshot.org, Snapshot.kind, Snapshot.variant],
                           update={Snapshot.body: EXCLUDED.body, Snapshot.etag: EXCLUDED.etag,
-                                  Snapshot.computed_at: EXCLUDED.computed_at})
+                                  Snapshot.computed_at: EXCLUDED.computed_at,
+                                  Snapshot.shape: EXCLUDED.shape})
              .execute())
     return blobs
+
+
+def orgs_with_other_shapes(versions: dict) -> list[str]:
+    """The organizations holding a blob of a kind in `versions` (kind -> shape version) stored
+    under another version."""
+    other = functools.reduce(operator.or_, ((Snapshot.kind == kind) & (Snapshot.shape != version)
+                                            for kind, version in sorted(versions.items())))
+    query = Snapshot.select(Snapshot.org).where(other).distinct().order_by(Snapshot.org)
+    return [org_id for (org_id,) in query.tuples()]
 
 
 def prune(org_id: str, kept: dict) -> int:

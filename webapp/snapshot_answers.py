@@ -73,10 +73,17 @@ def fetch(kind: str, variant: str = "", *, exists=None) -> snapshots.Blob | None
 
 
 def stored(org_id: str, kind: str, variant: str, version) -> snapshots.Blob | None:
-    """The stored snapshot, fresh or not; None when there is none. Kept while the store's
-    version holds (store/versioned.py)."""
+    """The stored snapshot, fresh or not; None when there is none or it has another shape than
+    its kind's now (it may lack a field the document promises). Kept while the store's version
+    holds (store/versioned.py)."""
     return _KNOWN.get(version, (org_id, kind, variant),
-                      lambda: snapshots.get(org_id, kind, variant))
+                      lambda: _of_current_shape(snapshots.get(org_id, kind, variant), kind))
+
+
+def _of_current_shape(snapshot: snapshots.Blob | None, kind: str) -> snapshots.Blob | None:
+    if snapshot is None or snapshot.shape != jobs.SHAPE_VERSIONS[kind]:
+        return None
+    return snapshot
 
 
 def fresh(org_id: str, kind: str, snapshot: snapshots.Blob, now, version) -> bool:

@@ -240,3 +240,17 @@ def test_the_same_person_may_belong_to_two_organizations(rua):
     ok(rua("member", "add", "Beta", "ana@example.com", "--role", "billing"))
     assert Member.select().count() == 2
 
+
+
+def test_init_marks_dirty_the_organizations_holding_snapshots_of_an_older_shape(rua):
+    from snapshotter import jobs
+    from store import snapshots
+    from store.clock import utcnow
+    older, current = make_org(), make_org()
+    snapshots.put_many(older.id, {("overview", ""): {}}, utcnow())         # no shape version
+    snapshots.put_many(current.id, {("overview", ""): {}}, utcnow(), shapes=jobs.SHAPE_VERSIONS)
+    lines = ok(rua("init"))
+    assert ("1 organization(s) hold snapshots of an older shape: marked for the snapshotter to "
+            "recompute") in lines
+    dirty = {o.id for o in Organization.select().where(Organization.dirty_since.is_null(False))}
+    assert dirty == {older.id}

@@ -192,14 +192,27 @@ def test_version_20_writes_monitored_idna_names_by_idna_2008_and_says_what_it_di
     for name in ("example.com", "strasse.de", "xn--strae-oqa.de", "xn--ab-5f1i.de",
                  "xn--n3h.com"):
         Domain.create(org=org, name=name)
-    assert migrate(empty_database) == [
-        (20, "monitored domain names with IDNA labels written by IDNA 2008")]
+    assert migrate(empty_database)[0] == (
+        20, "monitored domain names with IDNA labels written by IDNA 2008")
     assert sorted(d.name for d in Domain.select()) == [
         "example.com", "strasse.de", "xn--ab-y8l.de", "xn--n3h.com", "xn--strae-oqa.de"]
     assert caplog.messages == [
         "domain xn--ab-5f1i.de renamed xn--ab-y8l.de (IDNA 2008)",
         "domain xn--n3h.com kept as it is: '☃.com' is not a valid internationalized domain "
         "name under IDNA 2008"]
+
+
+def test_a_store_made_before_version_21_has_its_snapshots_recomputed(empty_database, monkeypatch):
+    migrate_up_to(empty_database, 17, monkeypatch)
+    org = make_org()
+    empty_database.execute_sql('ALTER TABLE "snapshot" DROP COLUMN "shape"')   # as 17 left it
+    mark = empty_database.param
+    empty_database.execute_sql(
+        'INSERT INTO "snapshot" ("org_id", "kind", "variant", "body", "etag", "computed_at") '
+        f"VALUES ({mark}, 'overview', '', {mark}, 'e', {mark})", (org.id, b"{}", MOMENT))
+    assert migrate(empty_database)[-1] == (21, "snapshots carry the version of their body's shape")
+    # No served kind's version is "": the blob is computed again before it is served.
+    assert Snapshot.get(Snapshot.org == org.id).shape == ""
 
 
 def test_no_index_of_a_new_store_is_led_by_another_ones_columns(database):

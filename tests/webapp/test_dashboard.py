@@ -8,7 +8,7 @@ from snapshotter import jobs
 from store import snapshots
 from tests.snapshotter.reports import NOW, TODAY, report_on
 from tests.snapshotter.slots import slots_held_elsewhere
-from store.models import Organization
+from store.models import Organization, Snapshot
 from tests.webapp.helpers import assert_error, get
 
 
@@ -128,3 +128,26 @@ def test_a_blob_replaced_by_another_process_is_served_on_the_next_request(client
     second = get(client, "/dashboard/overview", key)
     assert first.get_data() != b'{"replaced": true}'
     assert second.get_data() == b'{"replaced": true}' and second.headers["ETag"] == '"e2"'
+
+
+def test_over_the_cap_a_snapshot_of_an_older_shape_is_503_busy_not_served(client, org, key,
+                                                                           config, clock):
+    clock.now = NOW
+    jobs.refresh_org(org.id, NOW)
+    Snapshot.update(shape="").where(Snapshot.org == org.id, Snapshot.kind == "overview").execute()
+    with slots_held_elsewhere(org, 4, config.lock_dir):
+        assert_error(get(client, "/dashboard/overview", key), 503, "busy")
+    assert get(client, "/dashboard/overview", key).status_code == 200
+
+
+def test_a_snapshot_of_an_older_shape_is_computed_again_with_every_field(client, org, key, clock):
+    clock.now = NOW
+    report_on(org, "example.com", TODAY, [{"count": 5}])
+    jobs.refresh_org(org.id, NOW)
+    body = orjson.loads(snapshots.get(org.id, "overview").body)
+    del body["org_health"]["forwarded_messages"]          # as a release before the field left it
+    (Snapshot.update(body=orjson.dumps(body), shape="")
+     .where(Snapshot.org == org.id, Snapshot.kind == "overview").execute())
+    served = get(client, "/dashboard/overview", key).get_json()
+    assert served["org_health"]["forwarded_messages"] == 0
+    assert served["org_health"]["total_messages"] == 5
