@@ -138,7 +138,7 @@ def clean_env(**settings: str) -> dict:
 @pytest.mark.skipif(CURL is None, reason="curl is not installed")
 @pytest.mark.slow
 def test_the_first_organization_block_serves_its_key_with_make_serve(config, tmp_path):
-    lines = readme_block("rua org create")
+    lines = readme_block("rua org create \"Example Inc\" --plan team")
     assert lines[0] == ". .venv/bin/activate" and any(line.startswith("make serve") for line in lines)
     port = free_port()
     env = clean_env(RUA_DATABASE_URL=f"sqlite:///{tmp_path / 'own.db'}",
