@@ -16,7 +16,7 @@ def test_the_document_holds_the_enumerations_the_registries_give():
 
 def test_every_event_type_is_in_the_events_type_enumeration():
     document = json.loads(DOCUMENT.read_text(encoding="utf-8"))
-    codes = [code for code, _, _, _ in ALERT_TYPES]
+    codes = [event_type.code for event_type in ALERT_TYPES]
     assert openapi_enums.at(document, "/components/schemas/Event/properties/type")["enum"] == codes
 
 
