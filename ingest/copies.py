@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
 
+from ingest import authenticity
 from ingest.model import ReportError
 from ingest.printable import bounded, report_named
-from store import events, report_copies
+from store import db, events, report_copies
 
 
 DUPLICATE, CONFLICTING, TAKES_PLACE = "duplicate", "conflicting", "takes_place"
@@ -102,3 +103,16 @@ def _keep(copy: Copy, content: bytes, org_id: str, now: datetime,
                               org_name=copy.org_name, report_id=copy.report_id,
                               domain=copy.domain, date_begin=copy.date_begin,
                               date_end=copy.date_end, received_at=now, attested=attested)
+
+
+def arrived(copy: Copy, content: bytes, org_id: str, stored_text: str, link: str, provenance,
+            takes_place: bool, now: datetime) -> str:
+    """A conflicting copy that arrived, in one transaction: the id of the report stored from
+    it when it takes the stored one's place, else kept aside and the refusal raised."""
+    attested = authenticity.columns(provenance)
+    with db.atomic():
+        if takes_place:
+            return take_place(copy, content, org_id, stored_text, provenance.signed_by, now,
+                              attested)
+        refusal = keep_aside(copy, content, org_id, stored_text, link, now, attested)
+    raise refusal

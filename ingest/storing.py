@@ -180,16 +180,12 @@ def _copy_arrived(parsed, conflicting: _Conflicting, mail: _Mail, document: Docu
     meta, stored = parsed.meta, conflicting.stored
     copy = copies.Copy("dmarc", mail.key, parsed.digest, meta.org_name, meta.report_id,
                        stored.domain, meta.date_begin, meta.date_end)
-    attested = authenticity.columns(mail.provenance)
-    with document.open() as stream, db.atomic():
+    with document.open() as stream:
         content = stream.read()
-        if conflicting.takes_place:
-            report_id = copies.take_place(copy, content, stored.org_id, described(stored),
-                                          mail.provenance.signed_by, now, attested)
-            return Stored("stored", Report.get_by_id(report_id))
-        refusal = copies.keep_aside(copy, content, stored.org_id, described(stored),
-                                    f"/reports/{stored.id}", now, attested)
-    raise refusal
+    report_id = copies.arrived(copy, content, stored.org_id, described(stored),
+                               f"/reports/{stored.id}", mail.provenance,
+                               conflicting.takes_place, now)
+    return Stored("stored", Report.get_by_id(report_id))
 
 
 def described(report: Report) -> str:

@@ -108,15 +108,10 @@ def _resent(existing: TlsReport, parsed: Parsed, key: str, digest: str, now,
     copy = copies.Copy("tlsrpt", key, digest, parsed.org_name, parsed.report_id,
                        ", ".join(parsed.domains), parsed.date_begin, parsed.date_end)
     content = parsed.body.encode("utf-8", "surrogatepass")
-    attested = authenticity.columns(provenance)
-    with db.atomic():
-        if judged == copies.TAKES_PLACE:
-            report_id = copies.take_place(copy, content, existing.org_id, described(existing),
-                                          provenance.signed_by, now, attested)
-            return Stored("stored", TlsReport.get_by_id(report_id))
-        refusal = copies.keep_aside(copy, content, existing.org_id, described(existing),
-                                    f"/tls-reports/{existing.id}", now, attested)
-    raise refusal
+    report_id = copies.arrived(copy, content, existing.org_id, described(existing),
+                               f"/tls-reports/{existing.id}", provenance,
+                               judged == copies.TAKES_PLACE, now)
+    return Stored("stored", TlsReport.get_by_id(report_id))
 
 
 def described(report: TlsReport) -> str:
