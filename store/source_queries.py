@@ -1,8 +1,8 @@
 """Read queries of GET /sources and /sources/{ip}, scoped to one organization.
 
 The list reads Source rows (their totals kept by ingest), or with a domain filter that domain's
-SourceDomain rows beside their Source; every sort has an index on the organization's Source
-rows and ends with the row id.
+SourceDomain rows beside their Source; every sort ends with the row id. The totals have no index
+(ingest changes them with every report), so their sorts order the organization's rows.
 """
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def source_rows(org_id: str, wanted: SourceFilter, limit: int, offset: int) -> l
     query, table = _query(org_id, wanted)
     query = query.select(*ROW_FIELDS, *_figures(table))
     key = _sort_key(wanted, table)
-    # The tie-break is the id of the rows paged over, so the sort's index serves the page.
+    # The tie-break is the id of the rows paged over, so an index on the sort serves the page.
     order = ((key.desc(), table.id.desc()) if wanted.descending
              else (key.asc(), table.id.asc()))
     return list(query.order_by(*order).limit(limit).offset(offset).tuples())

@@ -210,9 +210,30 @@ def test_a_store_made_before_version_21_has_its_snapshots_recomputed(empty_datab
     empty_database.execute_sql(
         'INSERT INTO "snapshot" ("org_id", "kind", "variant", "body", "etag", "computed_at") '
         f"VALUES ({mark}, 'overview', '', {mark}, 'e', {mark})", (org.id, b"{}", MOMENT))
-    assert migrate(empty_database)[-1] == (21, "snapshots carry the version of their body's shape")
+    assert (21, "snapshots carry the version of their body's shape") in migrate(empty_database)
     # No served kind's version is "": the blob is computed again before it is served.
     assert Snapshot.get(Snapshot.org == org.id).shape == ""
+
+
+def test_a_store_made_before_version_22_loses_the_indexes_of_sources_totals(empty_database, monkeypatch):
+    migrate_up_to(empty_database, 21, monkeypatch)
+    for columns in (("messages", "id"), ("compliance_rate", "id"), ("abuse_status", "messages", "id")):
+        name = "source_org_id_" + "_".join(columns)               # as version 9 made them
+        quoted = ", ".join(f'"{column}"' for column in ("org_id", *columns))
+        empty_database.execute_sql(f'CREATE INDEX "{name}" ON "source" ({quoted})')
+    assert migrate(empty_database)[0] == (
+        22, "sources' totals updated in place: their sort indexes dropped")
+    indexed = {tuple(index.columns) for index in empty_database.get_indexes("source")}
+    assert not any({"messages", "compliance_rate"} & set(columns) for columns in indexed)
+    assert ("org_id", "abuse_status") in indexed
+
+
+def test_on_postgres_sources_pages_keep_room_for_their_rows_next_versions(database):
+    if "postgres" not in type(database).__name__.lower():
+        pytest.skip("a storage parameter of Postgres")
+    options = database.execute_sql(
+        "SELECT reloptions FROM pg_class WHERE relname = 'source'").fetchone()[0]
+    assert options == [f"fillfactor={migrations.SOURCE_FILLFACTOR}"]
 
 
 def test_no_index_of_a_new_store_is_led_by_another_ones_columns(database):
