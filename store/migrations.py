@@ -368,21 +368,24 @@ def _snapshot_shapes(database):
         database.execute_sql(ADD_SNAPSHOT_SHAPE)          # a constant default: no table copy
 
 
-# As version 9 made them: each covers a total that every report of the source changes.
+# As version 9 made them: each covers a column that a report of the source changes.
 _SOURCE_TOTALS_INDEXES = ("source_org_id_messages_id", "source_org_id_last_seen_id",
                           "source_org_id_compliance_rate_id", "source_org_id_auth_failures_id",
-                          "source_org_id_abuse_status_messages_id")
+                          "source_org_id_abuse_status_messages_id", "source_org_id_domain_count_id",
+                          "source_org_id_search_text", "source_domain_org_id_domain_messages_id")
 SOURCE_FILLFACTOR = 80     # room on each page for a row's next version beside it
 
 
 def _source_totals_in_place(database):
-    """Sources' totals are no longer indexed (the reputation filter gets an index of its own),
-    so Postgres updates them in place (HOT), on pages kept partly free for it."""
+    """Sources' totals, search text and domain count and their per-domain totals are no longer
+    indexed (the reputation filter and a domain's sources get narrow indexes), so Postgres
+    updates them in place (HOT), on pages kept partly free for it."""
     for name in _SOURCE_TOTALS_INDEXES:
         database.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
-    database.create_tables([Source], safe=True)                   # the (org, abuse_status) index
+    database.create_tables([Source, SourceDomain], safe=True)     # the narrow indexes
     if is_postgres():
-        database.execute_sql(f'ALTER TABLE "source" SET (fillfactor = {SOURCE_FILLFACTOR})')
+        for table in ("source", "source_domain"):
+            database.execute_sql(f'ALTER TABLE "{table}" SET (fillfactor = {SOURCE_FILLFACTOR})')
 
 
 MIGRATIONS = [

@@ -386,17 +386,15 @@ class Source(BaseModel):
     enriched_at = DateTimeField(null=True)
 
     class Meta:
-        # Only columns a report rarely changes are indexed: ingest rewrites the totals of a
-        # report's sources in place (a HOT update on Postgres, which leaves every index alone),
-        # and /sources sorts an organization's rows by them without an index.
+        # Only columns a report rarely changes are indexed, so ingest rewrites a report's
+        # sources in place (a HOT update on Postgres, which leaves every index alone);
+        # /sources sorts and searches an organization's rows by the others without an index.
         indexes = (
             (("org", "ip"), True),
             (("org", "ip_key", "id"), False),
             (("org", "first_seen", "id"), False),
-            (("org", "domain_count", "id"), False),
             (("org", "enriched_at"), False),
             (("org", "abuse_status"), False),
-            (("org", "search_text"), False),
         )
 
 
@@ -418,9 +416,9 @@ class SourceDomain(BaseModel):
     reports = IntegerField(default=0)          # reports that contributed: 1 on the first
 
     class Meta:
-        # (org, ip, domain) holds a source's domains (covering); (org, domain, ...) a domain's
-        # sources, busiest first.
-        indexes = ((("org", "ip", "domain"), True), (("org", "domain", "messages", "id"), False))
+        # (org, ip, domain) holds a source's domains (covering); (org, domain) a domain's
+        # sources. The totals have no index, so ingest updates them in place, as Source's.
+        indexes = ((("org", "ip", "domain"), True), (("org", "domain"), False))
 
 
 class Event(BaseModel):

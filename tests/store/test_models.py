@@ -217,22 +217,31 @@ def test_a_store_made_before_version_21_has_its_snapshots_recomputed(empty_datab
 
 def test_a_store_made_before_version_22_loses_the_indexes_of_sources_totals(empty_database, monkeypatch):
     migrate_up_to(empty_database, 21, monkeypatch)
-    for columns in (("messages", "id"), ("compliance_rate", "id"), ("abuse_status", "messages", "id")):
-        name = "source_org_id_" + "_".join(columns)               # as version 9 made them
+    for table, columns in (("source", ("messages", "id")), ("source", ("search_text",)),
+                           ("source_domain", ("domain", "messages", "id"))):
         quoted = ", ".join(f'"{column}"' for column in ("org_id", *columns))
-        empty_database.execute_sql(f'CREATE INDEX "{name}" ON "source" ({quoted})')
+        empty_database.execute_sql(       # as version 9 made them
+            f'CREATE INDEX "{table}_org_id_{"_".join(columns)}" ON "{table}" ({quoted})')
     assert migrate(empty_database)[0] == (
         22, "sources' totals updated in place: their sort indexes dropped")
-    indexed = {tuple(index.columns) for index in empty_database.get_indexes("source")}
-    assert not any({"messages", "compliance_rate"} & set(columns) for columns in indexed)
-    assert ("org_id", "abuse_status") in indexed
+    assert indexed(empty_database, "source") == {
+        ("org_id", "ip"), ("org_id", "ip_key", "id"), ("org_id", "first_seen", "id"),
+        ("org_id", "enriched_at"), ("org_id", "abuse_status")}
+    assert indexed(empty_database, "source_domain") == {("org_id", "ip", "domain"),
+                                                        ("org_id", "domain")}
 
 
-def test_on_postgres_sources_pages_keep_room_for_their_rows_next_versions(database):
+def indexed(database, table: str) -> set[tuple]:
+    """The columns of each of the table's indexes but its primary key's."""
+    return {tuple(index.columns) for index in database.get_indexes(table)} - {("id",)}
+
+
+@pytest.mark.parametrize("table", ["source", "source_domain"])
+def test_on_postgres_sources_pages_keep_room_for_their_rows_next_versions(database, table):
     if "postgres" not in type(database).__name__.lower():
         pytest.skip("a storage parameter of Postgres")
     options = database.execute_sql(
-        "SELECT reloptions FROM pg_class WHERE relname = 'source'").fetchone()[0]
+        "SELECT reloptions FROM pg_class WHERE relname = %s", (table,)).fetchone()[0]
     assert options == [f"fillfactor={migrations.SOURCE_FILLFACTOR}"]
 
 
