@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from config import Config  # noqa: E402
 from store import open_db  # noqa: E402
+from store.migrations import migrate  # noqa: E402
 from store.clock import utcnow  # noqa: E402
 
 PAGES = ("/", "/domains/example.com", "/domains/example.com/dns?record=spf", "/reports",
@@ -106,6 +107,7 @@ def main() -> None:
         config = Config(database_url=url, offline=True, lock_dir=folder)
         database = open_db(url)
         with database.connection_context():
+            migrate(database)                            # a store filled by an earlier rua
             from store.models import Record, Report
             client = signed_in(config)
             report = Report.select(Report.id).order_by(Report.id.desc()).first().id
