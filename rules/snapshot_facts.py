@@ -65,7 +65,7 @@ class TopSender:
 
 
 @dataclass(frozen=True, slots=True)
-class Item:
+class ActionItem:
     """An open action item: from an open event or a DNS gap."""
     type: str
     severity: str                    # high, medium, low
@@ -85,7 +85,7 @@ class DomainFacts:
     policies: list[tuple[date, PublishedPolicy]] = field(default_factory=list)   # oldest first
     last_report_day: date | None = None
     senders: list[TopSender] = field(default_factory=list)                 # busiest first
-    items: list[Item] = field(default_factory=list)
+    items: list[ActionItem] = field(default_factory=list)
     dns: dict | None = None          # the last live DNS check per kind; None = never checked
     inherited_from: str = ""         # organizational parent whose record covers the domain
     tls_days: dict[date, TlsTally] = field(default_factory=dict)        # TLS report days
@@ -98,7 +98,7 @@ class OrgFacts:
     today: date
     domains: dict[str, DomainFacts] = field(default_factory=dict)
     unique_ips: int = 0              # distinct source IPs in the scoring window
-    org_items: list[Item] = field(default_factory=list)   # open events not tied to a domain
+    org_items: list[ActionItem] = field(default_factory=list)   # from events of no one domain
     report_address: str = ""
 
     @property

@@ -8,7 +8,7 @@ from typing import Literal, NotRequired, TypedDict
 
 # Values listed by a registry, as in shapes/bodies.py: the /enums catalog's categories.
 VerificationState = str     # "verification_state"
-EventType = str             # "alert_type": store/alert_types.py ALERT_TYPES
+EventType = str             # "alert_type": store/event_types.py EVENT_TYPES
 AlertSeverity = str         # "alert_severity"
 Authenticity = str          # "authenticity": what a report's mail proves of its origin
 

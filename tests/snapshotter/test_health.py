@@ -4,7 +4,8 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from rules.scores import WindowScores
-from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, TopSender, SpanTally
+from rules.snapshot_facts import (ActionItem, DomainFacts, OrgFacts, PublishedPolicy, SpanTally,
+                                  TopSender)
 from snapshotter import dns
 from snapshotter.health import health_doc, health_score
 
@@ -60,7 +61,7 @@ def test_empty_state_is_healthy_when_dns_checks_out_and_the_score_is_secure():
 def test_dns_gaps_become_action_items_most_urgent_first_and_empty_state_goes_away():
     checks = dict(ALL_OK, bimi={"status": "warning", "details": "No logo."},
                   dmarc={"status": "error", "details": "Publish a DMARC record."})
-    event = Item("new_sender", "medium", "New sender 192.0.2.9", "Check it.", "/sources/x")
+    event = ActionItem("new_sender", "medium", "New sender 192.0.2.9", "Check it.", "/sources/x")
     doc = health_doc(window_scores(dns=checks, items=[event]), "example.com", NOW)
     assert [i["type"] for i in doc["action_items"]] == ["dns_dmarc", "new_sender", "dns_bimi"]
     assert doc["action_items"][0]["severity"] == "high"
@@ -71,8 +72,8 @@ def test_dns_gaps_become_action_items_most_urgent_first_and_empty_state_goes_awa
 def test_a_dns_event_the_gap_item_already_says_is_shown_once_as_the_dns_item():
     checks = dict(ALL_OK, spf={"status": "error", "details": "Publish SPF."},
                   tls_rpt={"status": "error", "details": "Fix rua=."})
-    spf = Item("dns_record_missing", "high", "SPF missing", "Publish SPF.", record_kind="spf")
-    tls = Item("dns_record_invalid", "high", "TLS-RPT invalid", "Fix rua=.", record_kind="tls_rpt")
+    spf = ActionItem("dns_record_missing", "high", "SPF missing", "Publish SPF.", record_kind="spf")
+    tls = ActionItem("dns_record_invalid", "high", "TLS-RPT invalid", "Fix rua=.", record_kind="tls_rpt")
     doc = health_doc(window_scores(dns=checks, items=[spf, tls]), "example.com", NOW)
     assert [i["type"] for i in doc["action_items"]] == ["dns_spf", "dns_record_invalid"]
     # DNS could not tell this time: the open event is the last word, so it is shown.

@@ -2,7 +2,7 @@
 from datetime import date
 
 from rules.scores import WindowScores
-from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, SpanTally
+from rules.snapshot_facts import ActionItem, DomainFacts, OrgFacts, PublishedPolicy, SpanTally
 from snapshotter.overview import overview_doc
 from snapshotter.verdicts import domain_verdict, org_verdict
 
@@ -49,11 +49,12 @@ def test_cards_come_worst_score_first_and_domains_without_reports_last():
 
 
 def test_card_fields_policy_inheritance_forwarded_and_top_issue():
-    items = [Item("new_sender", "low", "New sender", "Look."),
-             Item("dns_dmarc", "high", "DMARC record missing", "Publish one.")]
+    items = [ActionItem("new_sender", "low", "New sender", "Look."),
+             ActionItem("dns_dmarc", "high", "DMARC record missing", "Publish one.")]
     doc = overview(domain("a.example", SpanTally(messages=10, compliant=5, spf=5, dkim=5, forwarded=3), PublishedPolicy("bogus"),
                           inherited_from="example.org", items=items),
-                   org_items=[Item("quota_near_cap", "medium", "Quota", "Slow down.")], unique_ips=7)
+                   org_items=[ActionItem("quota_near_cap", "medium", "Quota", "Slow down.")],
+                   unique_ips=7)
     card = doc["domain_cards"][0]
     assert card["policy"] == "" and card["inherited"] is True and card["inherited_from"] == "example.org"
     assert card["forwarded_messages"] == 3 and card["action_count"] == 2
