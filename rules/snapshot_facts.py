@@ -12,22 +12,24 @@ EVENT_SEVERITY = {"critical": "high", "warning": "medium", "info": "low"}
 
 @dataclass(frozen=True, slots=True)
 class SpanTally:
-    """Additive message counts for a span of days (aligned passes as `spf` / `dkim`)."""
+    """Additive message counts for a span of days, named as DailyRollup's columns."""
     messages: int = 0
     compliant: int = 0
-    spf: int = 0
-    dkim: int = 0
+    spf_aligned_pass: int = 0
+    dkim_aligned_pass: int = 0
     forwarded: int = 0
     reports: int = 0
 
     def __add__(self, other: "SpanTally") -> "SpanTally":
         return SpanTally(self.messages + other.messages, self.compliant + other.compliant,
-                         self.spf + other.spf, self.dkim + other.dkim,
+                         self.spf_aligned_pass + other.spf_aligned_pass,
+                         self.dkim_aligned_pass + other.dkim_aligned_pass,
                          self.forwarded + other.forwarded, self.reports + other.reports)
 
     def __sub__(self, other: "SpanTally") -> "SpanTally":
         return SpanTally(self.messages - other.messages, self.compliant - other.compliant,
-                         self.spf - other.spf, self.dkim - other.dkim,
+                         self.spf_aligned_pass - other.spf_aligned_pass,
+                         self.dkim_aligned_pass - other.dkim_aligned_pass,
                          self.forwarded - other.forwarded, self.reports - other.reports)
 
 
@@ -57,8 +59,8 @@ class TopSender:
     """One source IP's messages for a domain in the scoring window."""
     ip: str
     messages: int
-    spf: int
-    dkim: int
+    spf_aligned_pass: int
+    dkim_aligned_pass: int
     service_name: str | None = None
     service_slug: str | None = None
     service_icon: str | None = None

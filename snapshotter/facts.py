@@ -43,9 +43,9 @@ def read(org_id: str, today: date, report_address: str = ""):
 
 def span_tally(sums) -> SpanTally:
     """A day's sums as the day-totals cache keeps them (reports first), by name."""
-    reports, messages, compliant, spf, dkim, forwarded = sums
-    return SpanTally(messages=messages, compliant=compliant, spf=spf, dkim=dkim,
-                     forwarded=forwarded, reports=reports)
+    reports, messages, compliant, spf_aligned_pass, dkim_aligned_pass, forwarded = sums
+    return SpanTally(messages=messages, compliant=compliant, spf_aligned_pass=spf_aligned_pass,
+                     dkim_aligned_pass=dkim_aligned_pass, forwarded=forwarded, reports=reports)
 
 
 def read_domain(org_id: str, name: str, today: date, report_address: str = "") -> OrgFacts:

@@ -68,8 +68,8 @@ def item_body(item: ActionItem) -> dict:
 
 def sender_body(sender: TopSender) -> dict:
     body = {"ip": sender.ip, "count": sender.messages,
-            "spf_result": "pass" if 2 * sender.spf >= sender.messages else "fail",
-            "dkim_result": "pass" if 2 * sender.dkim >= sender.messages else "fail"}
+            "spf_result": "pass" if 2 * sender.spf_aligned_pass >= sender.messages else "fail",
+            "dkim_result": "pass" if 2 * sender.dkim_aligned_pass >= sender.messages else "fail"}
     for name in ("service_name", "service_icon", "service_slug"):
         if getattr(sender, name):        # only for a recognised sender, only what is known
             body[name] = getattr(sender, name)

@@ -269,9 +269,10 @@ def _decides(sender) -> tuple:
 
 
 def results_of(d: SourceDomain) -> verdicts.DomainResults:
-    return verdicts.DomainResults(d.domain, d.messages, dkim_pass=d.messages - d.dkim_fail,
-                                  spf_pass=d.messages - d.spf_fail, dmarc_pass=d.compliant,
-                                  forwarded=d.forwarded)
+    return verdicts.DomainResults(d.domain, d.messages,
+                                  dkim_aligned_pass=d.messages - d.dkim_fail,
+                                  spf_aligned_pass=d.messages - d.spf_fail,
+                                  dmarc_pass=d.compliant, forwarded=d.forwarded)
 
 
 def _listed_event(org_id: str, ip: str, domain: str, fields: dict, open_keys: set) -> None:

@@ -15,7 +15,7 @@ ALL_OK = {k: {"status": "ok", "details": "Fine."} for k in dns.KINDS}
 
 
 def window_scores(name="example.com", days=None, policy=PublishedPolicy("reject"), **fields):
-    days = {TODAY: SpanTally(messages=100, compliant=100, spf=100, dkim=100, reports=1)} if days is None else days
+    days = {TODAY: SpanTally(messages=100, compliant=100, spf_aligned_pass=100, dkim_aligned_pass=100, reports=1)} if days is None else days
     d = DomainFacts(name, days=days, policies=[(TODAY, policy)] if days else [],
                     last_report_day=max(days) if days else None, **fields)
     return WindowScores(OrgFacts(today=TODAY, domains={name: d}))
@@ -125,7 +125,7 @@ def test_before_the_first_report_grade_is_na_and_policy_comes_from_dns_when_know
 
 
 def test_a_score_of_96_99_is_graded_a_and_shown_rounded_half_up_as_97():
-    days = {TODAY - timedelta(days=1): SpanTally(messages=10000, compliant=9699, spf=9699, dkim=9699, reports=1)}
+    days = {TODAY - timedelta(days=1): SpanTally(messages=10000, compliant=9699, spf_aligned_pass=9699, dkim_aligned_pass=9699, reports=1)}
     doc = health_doc(window_scores(days=days, policy=PublishedPolicy("reject", 97)), "example.com", NOW)
     assert (doc["overall_score"], doc["grade"]) == (97, "A")
 
