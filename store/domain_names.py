@@ -84,8 +84,9 @@ def _public_suffix_list():
 
 def load_public_suffixes(cache: str, *, write: bool):
     """The Public Suffix List from the rules cached at `cache` when they were parsed by the
-    installed library from its installed list (about 1 ms), else parsed from the library's file
-    (about 27 ms) and, with write, cached there for the next process."""
+    installed library from its installed list, else parsed from the library's file (some 30
+    times slower: docs/performance.md, Start-up) and, with write, cached there for the next
+    process."""
     import publicsuffixlist
     stamp = _stamp(publicsuffixlist)
     try:

@@ -1,7 +1,7 @@
 """Conditions as events: raised once per dedupe key until cleared, then free to be raised again.
 
-One open event per (organization, dedupe key) is a partial unique index (cleared_at IS NULL,
-migration 5), so two ingests or scheduler runs raising the same condition at once insert one
+One open event per (organization, dedupe key) is a partial unique index (cleared_at IS NULL),
+so two ingests or scheduler runs raising the same condition at once insert one
 row between them on SQLite and Postgres alike: the loser's insert is ignored, not an error.
 Raising or clearing marks the organization for the snapshotter, whose action items read events.
 An event of a deliverable type is queued for its channels in the same transaction (store/outbox.py).
