@@ -47,7 +47,7 @@ def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, t
 
 def _save_domains(org_id, domain, first, last, chunk) -> list[str]:
     """Upsert the chunk's SourceDomain rows; the IPs whose row this report created."""
-    begin, end = _stamp(first), _stamp(last)
+    begin, end = _stored_time(first), _stored_time(last)
     rows = [(org_id, domain, ip, begin, end, messages, compliant, messages - spf_pass,
              messages - dkim_pass, forwarded, quarantined, rejected, 1)
             for ip, messages, compliant, spf_pass, dkim_pass, forwarded, quarantined, rejected
@@ -56,7 +56,7 @@ def _save_domains(org_id, domain, first, last, chunk) -> list[str]:
 
 
 def _save_sources(org_id, domain, first, last, chunk, new: set) -> None:
-    begin, end = _stamp(first), _stamp(last)
+    begin, end = _stored_time(first), _stored_time(last)
     rows = []
     for ip, messages, compliant, spf_pass, dkim_pass, forwarded, *_ in chunk:
         spf_fail, dkim_fail = messages - spf_pass, messages - dkim_pass
@@ -118,7 +118,7 @@ _SOURCES = sql.CompiledRows(lambda rows: Source
                                          update=_source_changes(_SOURCE_FIELDS[4:11])))
 
 
-def _stamp(moment: datetime):
+def _stored_time(moment: datetime):
     return Source.first_seen.db_value(moment)
 
 

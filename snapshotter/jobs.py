@@ -72,12 +72,12 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
             if "overview" in kinds:
                 assessed.extend(judged)
             docs = domain_docs(window_scores, now, kinds, chunk, judged)
-            written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False,
+            written.add(snapshots.put_many(org_id, docs, now, whole_kinds=False,
                                            shapes=SHAPE_VERSIONS))
         docs = org_docs(window_scores, now, kinds, assessed, history)
         if cache is not None:
             docs[(day_totals.CACHE_KIND, "")] = cache
-        written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False,
+        written.add(snapshots.put_many(org_id, docs, now, whole_kinds=False,
                                        shapes=SHAPE_VERSIONS))
         snapshots.prune(org_id, {k: written.variants.get(k, set())
                                  for k in kinds if k in VARIANT_KINDS})
@@ -118,7 +118,7 @@ def refresh_one(org_id: str, kind: str, variant: str, now: datetime, *,
     docs = {(kind, variant): body(window_scores, kind, variant, now, history_rows=history)}
     if cache is not None:
         docs[(day_totals.CACHE_KIND, "")] = cache
-    blobs = snapshots.put_many(org_id, docs, now, stamp_kinds=False, shapes=SHAPE_VERSIONS)
+    blobs = snapshots.put_many(org_id, docs, now, whole_kinds=False, shapes=SHAPE_VERSIONS)
     return blobs[(kind, variant)]
 
 
