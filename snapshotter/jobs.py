@@ -11,7 +11,7 @@ from peewee import EXCLUDED
 from rules.scores import WindowScores, compliance_doc
 from rules.snapshot_facts import TREND_DAYS
 from shapes import bodies, versions
-from snapshotter import alerts, day_totals, facts as facts_module
+from snapshotter import event_refresh, day_totals, facts as facts_module
 from snapshotter.health import assess, health_doc
 from snapshotter.history import backfill_days, history_point, history_row
 from snapshotter.overview import overview_doc
@@ -54,9 +54,9 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
     try:
         with db.atomic():     # one consistent read on SQLite; Postgres reads committed rows
             facts, cache, summed = facts_module.read(org_id, now.date(), report_address)
-        # Conditions judged from these facts (snapshotter/alerts.py); a refresh of every kind
+        # Conditions judged from these facts (snapshotter/event_refresh.py); a refresh of every kind
         # shows their events itself, a partial one leaves the organization for the next.
-        changed = alerts.apply(org_id, facts, now, mark=not settles)
+        changed = event_refresh.apply(org_id, facts, now, mark=not settles)
         if changed:
             facts_module.reload_items(org_id, facts)
         window_scores = WindowScores(facts)
@@ -72,12 +72,12 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
             if "overview" in kinds:
                 assessed.extend(judged)
             docs = domain_docs(window_scores, now, kinds, chunk, judged)
-            written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False,
+            written.add(snapshots.put_many(org_id, docs, now, whole_kinds=False,
                                            shapes=SHAPE_VERSIONS))
         docs = org_docs(window_scores, now, kinds, assessed, history)
         if cache is not None:
             docs[(day_totals.CACHE_KIND, "")] = cache
-        written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False,
+        written.add(snapshots.put_many(org_id, docs, now, whole_kinds=False,
                                        shapes=SHAPE_VERSIONS))
         snapshots.prune(org_id, {k: written.variants.get(k, set())
                                  for k in kinds if k in VARIANT_KINDS})
@@ -118,7 +118,7 @@ def refresh_one(org_id: str, kind: str, variant: str, now: datetime, *,
     docs = {(kind, variant): body(window_scores, kind, variant, now, history_rows=history)}
     if cache is not None:
         docs[(day_totals.CACHE_KIND, "")] = cache
-    blobs = snapshots.put_many(org_id, docs, now, stamp_kinds=False, shapes=SHAPE_VERSIONS)
+    blobs = snapshots.put_many(org_id, docs, now, whole_kinds=False, shapes=SHAPE_VERSIONS)
     return blobs[(kind, variant)]
 
 
@@ -248,7 +248,7 @@ def daily(now: datetime, *, report_address: str = "") -> list[Refreshed]:
 
 def hour_started(now: datetime, *, report_address: str = "") -> list[Refreshed]:
     """At each hour's start: close the quota_near_cap events of hours gone, refresh their orgs."""
-    alerts.quota_hours(now)
+    event_refresh.quota_hours(now)
     return refresh_dirty(now, report_address=report_address)
 
 

@@ -14,12 +14,13 @@ def merge_days(series: list[dict[date, SpanTally]]) -> dict[date, SpanTally]:
         for day, t in days.items():
             s = sums.get(day)
             if s is None:
-                sums[day] = [t.messages, t.compliant, t.spf, t.dkim, t.forwarded, t.reports]
+                sums[day] = [t.messages, t.compliant, t.spf_aligned_pass, t.dkim_aligned_pass,
+                             t.forwarded, t.reports]
             else:
                 s[0] += t.messages
                 s[1] += t.compliant
-                s[2] += t.spf
-                s[3] += t.dkim
+                s[2] += t.spf_aligned_pass
+                s[3] += t.dkim_aligned_pass
                 s[4] += t.forwarded
                 s[5] += t.reports
     return {day: SpanTally(*s) for day, s in sums.items()}

@@ -1,7 +1,7 @@
 """Conditions as events: raised once per dedupe key until cleared, then free to be raised again.
 
-One open event per (organization, dedupe key) is a partial unique index (cleared_at IS NULL,
-migration 5), so two ingests or scheduler runs raising the same condition at once insert one
+One open event per (organization, dedupe key) is a partial unique index (cleared_at IS NULL),
+so two ingests or scheduler runs raising the same condition at once insert one
 row between them on SQLite and Postgres alike: the loser's insert is ignored, not an error.
 Raising or clearing marks the organization for the snapshotter, whose action items read events.
 An event of a deliverable type is queued for its channels in the same transaction (store/outbox.py).
@@ -14,7 +14,7 @@ from datetime import datetime
 from peewee import fn
 
 from store import compiled, db, outbox
-from store.alert_types import SEVERITY, Outcome
+from store.event_types import SEVERITY, Outcome
 from store.clock import utcnow
 from store.ids import new_ulid
 from store.models import Event, Organization
@@ -24,7 +24,7 @@ def raise_event(org_id: str, type_: str, dedupe_key: str, *, title: str,
                 detail: str = "", domain: str = "", link: str | None = None,
                 now: datetime | None = None, mark: bool = True) -> bool:
     """Open the event of `dedupe_key` unless one is open already; True when this call opened it.
-    mark=False: the caller is the refresh that will show it (snapshotter/alerts.py)."""
+    mark=False: the caller is the refresh that will show it (snapshotter/event_refresh.py)."""
     return bool(raise_events(org_id, type_, [{"dedupe_key": dedupe_key, "title": title,
                                               "detail": detail, "domain": domain, "link": link}],
                              now=now, mark=mark))
@@ -32,9 +32,9 @@ def raise_event(org_id: str, type_: str, dedupe_key: str, *, title: str,
 
 def raise_events(org_id: str, type_: str, raised: list[dict], *,
                  now: datetime | None = None, mark: bool = True) -> int:
-    """raise_event for several conditions of one type (dicts of dedupe_key, title and optional
+    """raise_event for several events of one type (dicts of dedupe_key, title and optional
     detail, domain, link) in one insert; how many this call opened. The severity is the
-    type's (store/alert_types.py); an unknown type is a KeyError."""
+    type's (store/event_types.py); an unknown type is a KeyError."""
     now = now or utcnow()
     severity = SEVERITY[type_]
     rows = [{"detail": "", "domain": "", "link": None, **each, "id": new_ulid(), "org": org_id,
@@ -75,9 +75,9 @@ def clear(org_id: str, dedupe_keys: Iterable[str], now: datetime | None = None,
 
 def apply(org_id: str, outcome: Outcome, now: datetime, *, open_now: set[str] | None = None,
           mark: bool = True) -> bool:
-    """Clear the outcome's keys, then raise its conditions; True when any event changed.
+    """Clear the outcome's keys, then raise its events; True when any event changed.
     open_now: the keys open before, when the caller read them: only those are cleared, and a
-    condition already open (and not cleared) is not raised again."""
+    key already open (and not cleared) is not raised again."""
     closing = outcome.cleared
     if open_now is not None:
         closing = sorted({k for k in outcome.cleared if k in open_now})

@@ -48,7 +48,8 @@ class StoreNotReady(RuntimeError):
 def _refuse_a_store_left_behind(database) -> None:
     """A store upgraded to this release without `rua init`, or made by a newer rua, stops the
     app at start-up, with the fix: its requests would run against a schema they do not expect
-    (on SQLite, without migration 4 nothing would enforce the quotas). A store that cannot be
+    (on SQLite, without the organization-total triggers nothing would enforce the quotas). A
+    store that cannot be
     reached now, or was never initialized, is left to each request to report."""
     try:
         with database.connection_context():

@@ -55,7 +55,7 @@ def index():
     # A filter's total is remembered until a report is stored or a source enriched: a search
     # counts by scanning every source's search text.
     body = envelope("sources", None, params.page(args), rows=rows, count=lambda: remember(
-        ("sources", wanted, queries.enriched_stamp(org_id)), org_id,
+        ("sources", wanted, queries.last_enriched_at(org_id)), org_id,
         lambda: queries.source_count(org_id, wanted)))
     body["has_any"] = body["total"] > 0 or queries.any_source(org_id)
     return body

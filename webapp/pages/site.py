@@ -118,8 +118,8 @@ def api_number(number_value, path: str, answer: str = "") -> Markup:
     """A number as <data>: shown formatted, with the API's value and where it stands in the
     API's answer (its JSON path, and the API path of the answer when it is not the page's
     own): the tests compare each with the API's answer."""
-    # One f-string with its parts escaped: Markup.format, twice a number, was most of the time
-    # a long list page took.
+    # One f-string with its parts escaped: a long list page calls this for every number, and
+    # Markup.format costs far more (docs/performance.md, The dashboard's pages).
     raw = "" if number_value is None else escape(number_value)
     source = f' data-from="{escape(answer)}"' if answer else ""
     return Markup(f'<data value="{raw}" data-api="{escape(path)}"{source}>'

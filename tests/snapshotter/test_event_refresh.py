@@ -221,6 +221,6 @@ def test_an_acknowledged_event_leaves_the_items_and_the_refresh_settles_the_org(
 def test_docs_alerts_says_how_far_back_parse_warnings_look():
     import pathlib
 
-    from snapshotter.alerts import WARNINGS_HORIZON_DAYS
+    from snapshotter.event_refresh import WARNINGS_HORIZON_DAYS
     page = pathlib.Path(__file__).resolve().parents[2] / "docs" / "alerts.md"
     assert f"in the last {WARNINGS_HORIZON_DAYS} days are looked at" in page.read_text()
