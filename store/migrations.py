@@ -18,9 +18,9 @@ keeps the pages' sign-in sessions; version 18 has reports and kept copies say wh
 proves of their origin (DKIM); version 19 keeps the sending addresses of reports whose records
 were pruned; version 20 writes monitored names with IDNA labels by IDNA 2008, saying what it
 changed; version 21 has snapshots carry the version of their body's shape; version 22 gives
-SQLite's reports back an (org_id) index, for the report version. Once a
-release has shipped, never edit an applied migration: add the next one (playhouse.migrate's
-add_column and friends), so an existing database is upgraded in place without losing data.
+SQLite's reports back an (org_id) index, for the report version. Once a release has shipped,
+never edit an applied migration: add the next one (playhouse.migrate's add_column and
+friends), so an existing database is upgraded in place without losing data.
 """
 from __future__ import annotations
 
