@@ -7,7 +7,8 @@ import pytest
 from peewee import ForeignKeyField, IntegrityError
 
 from store import keys, meter, migrations, open_db, report_copies
-from store.migrations import current_version, latest_version, migrate
+from store.migrations import REPORT_VERSION_INDEX, current_version, latest_version, migrate
+from store.queries import _SQLITE_STAMP
 from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, Member,
                           NotifyChannel, Organization, Record, Report, ReportCopy,
                           SchemaVersion, ScoreHistory, Snapshot, Source, SourceDomain,
@@ -210,21 +211,33 @@ def test_a_store_made_before_version_21_has_its_snapshots_recomputed(empty_datab
     empty_database.execute_sql(
         'INSERT INTO "snapshot" ("org_id", "kind", "variant", "body", "etag", "computed_at") '
         f"VALUES ({mark}, 'overview', '', {mark}, 'e', {mark})", (org.id, b"{}", MOMENT))
-    assert migrate(empty_database)[-1] == (21, "snapshots carry the version of their body's shape")
+    assert (21, "snapshots carry the version of their body's shape") in migrate(empty_database)
     # No served kind's version is "": the blob is computed again before it is served.
     assert Snapshot.get(Snapshot.org == org.id).shape == ""
 
 
 def test_no_index_of_a_new_store_is_led_by_another_ones_columns(database):
-    """A look-up an index serves, a longer index that begins with its columns serves too."""
+    """A look-up an index serves, a longer index that begins with its columns serves too; but
+    not MAX(rowid), which the report version's index is for."""
     for model in MODELS:
         indexes = [index for index in database.get_indexes(model._meta.table_name)
-                   if not index.unique and all(index.columns)]
+                   if not index.unique and all(index.columns)
+                   and index.name != REPORT_VERSION_INDEX]
         for index in indexes:
             for other in database.get_indexes(model._meta.table_name):
                 longer = len(other.columns) > len(index.columns)
                 assert not (longer and other.columns[:len(index.columns)] == index.columns), (
                     index.name, other.name)
+
+
+def test_from_version_22_the_sqlite_report_version_is_one_index_probe(empty_database,
+                                                                       monkeypatch):
+    migrate_up_to(empty_database, 21, monkeypatch)
+    assert migrate(empty_database) == [(22, migrations.described(
+        22, "reports indexed by organization alone for the report version on SQLite"))]
+    if "sqlite" in type(empty_database).__name__.lower():
+        plan = empty_database.execute_sql("EXPLAIN QUERY PLAN " + _SQLITE_STAMP, {"org": "x"})
+        assert f"COVERING INDEX {REPORT_VERSION_INDEX} " in plan.fetchone()[-1]
 
 
 def test_from_version_4_sqlite_adds_a_key_rows_change_to_its_organizations_row(empty_database, monkeypatch):

@@ -120,6 +120,11 @@ def test_every_page_in_a_real_browser(rua, config, tmp_path, browser):  # noqa: 
             for width in WIDTHS:
                 look(browser, name, width)
         assert max(paints.values()) < FIRST_PAINT_MS, paints
+        browser.get(f"{site}/domainz")                  # a typo: the "not found" page
+        assert "There is no page at this address." in browser.page_source
+        assert serious_violations(browser) == []
+        for width in WIDTHS:
+            look(browser, "not-found", width)
 
         ApiKey.update(revoked_at=ApiKey.created_at).execute()
         time.sleep(0.1)
