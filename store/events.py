@@ -116,10 +116,37 @@ def acknowledge(event_id: str, now: datetime | None = None) -> Event | None:
 
 def mark_dirty(org_id: str, now: datetime | None = None) -> None:
     """The organization's blobs need recomputing (ingest marks it with every report); an
-    earlier mark stays."""
+    earlier mark stays. The row is written even when marked already: its lock, held to the
+    end of the caller's transaction, makes take_dirty wait for that transaction's commit, so
+    the refresh that follows reads what it wrote."""
     _MARK_DIRTY.execute(org=org_id, now=Organization.dirty_since.db_value(now or utcnow()))
 
 
+def take_dirty(org_id: str) -> datetime | None:
+    """Clear the organization's mark before a refresh reads the store; the mark it had. A
+    change marked before is read by that refresh, one marked after marks it again."""
+    rows = _DIRTY_SINCE.run(org=org_id)
+    if not rows:
+        raise LookupError(f"no organization {org_id}")
+    if rows[0][0] is None:
+        return None
+    _CLEAR_DIRTY.execute(org=org_id)
+    return Organization.dirty_since.python_value(rows[0][0])
+
+
+def dirty_orgs() -> list[str]:
+    """The organizations marked dirty, the oldest mark first."""
+    return [org_id for (org_id,) in _DIRTY.run()]
+
+
 # Compiled once: ingest marks the organization with every report it stores.
-_MARK_DIRTY = compiled.Compiled(lambda org, now: Organization.update(dirty_since=now)
-                                .where(Organization.id == org, Organization.dirty_since.is_null()))
+_MARK_DIRTY = compiled.Compiled(
+    lambda org, now: Organization.update(dirty_since=fn.COALESCE(Organization.dirty_since, now))
+    .where(Organization.id == org))
+_DIRTY_SINCE = compiled.Compiled(lambda org: Organization.select(Organization.dirty_since)
+                                 .where(Organization.id == org))
+_CLEAR_DIRTY = compiled.Compiled(lambda org: Organization.update(dirty_since=None)
+                                 .where(Organization.id == org))
+_DIRTY = compiled.Compiled(lambda: Organization.select(Organization.id)
+                           .where(Organization.dirty_since.is_null(False))
+                           .order_by(Organization.dirty_since, Organization.id))
