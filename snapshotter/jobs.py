@@ -13,7 +13,7 @@ from snapshotter import event_refresh, day_totals, facts as facts_module
 from snapshotter.health import assess, health_doc
 from snapshotter.history import backfill_days, history_point, history_row
 from snapshotter.overview import overview_doc
-from snapshotter.trends import last_day, merge_days, trend_points
+from snapshotter.trends import last_day, merge_days, trend_series
 from store import db, events, snapshots
 from store.clock import stored_date
 from store.encoding import dumps
@@ -141,9 +141,9 @@ def _trends(facts, name: str = "") -> bytes:
     """The 365-day series of one domain, or merged over the organization's (name "")."""
     if name:
         days = facts.domains[name].days
-        return dumps(trend_points(days, last_day(facts.today, days)))
+        return trend_series(days, last_day(facts.today, days))
     merged = merge_days([d.days for d in facts.domains.values()])
-    return dumps(trend_points(merged, last_day(facts.today, merged), TREND_DAYS))
+    return trend_series(merged, last_day(facts.today, merged), TREND_DAYS)
 
 
 def domain_docs(window_scores: WindowScores, now: datetime, kinds, names, assessed) -> dict:
