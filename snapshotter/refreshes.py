@@ -91,8 +91,9 @@ def each(work, ids: list[str], config, processes: int) -> list:
     if processes <= 1:
         return _outcomes((org_id, functools.partial(work, org_id)) for org_id in ids)
     spawn = multiprocessing.get_context("spawn")    # never a forked copy of our connection
+    logged = any(getattr(h, "rua", False) for h in logging.getLogger().handlers)
     with ProcessPoolExecutor(processes, mp_context=spawn, initializer=_start_worker,
-                             initargs=(config,)) as pool:
+                             initargs=(config, logged)) as pool:
         futures = [(org_id, pool.submit(_connected, work, org_id)) for org_id in ids]
         return _outcomes((org_id, future.result) for org_id, future in futures)
 
@@ -110,8 +111,10 @@ def _outcomes(calls) -> list:
     return results
 
 
-def _start_worker(config) -> None:
-    logs.configure(config)
+def _start_worker(config, logged: bool) -> None:
+    """Open the store; log as the parent does (the scheduler logs, a command does not)."""
+    if logged:
+        logs.configure(config)
     open_db(config.database_url)
 
 
