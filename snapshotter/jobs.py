@@ -43,7 +43,7 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
                 report_address: str = "") -> Refreshed:
     """Recompute the organization's blobs of `kinds`: the per-domain ones a chunk of domains
     per transaction, then the organization-wide ones, then the blobs of domains gone."""
-    # Cleared first: a report stored while we compute marks the organization dirty again.
+    # Taken first: a report stored while we compute marks the organization dirty again.
     # Only a refresh of every kind settles a dirty organization (the hourly health job does not).
     settles = set(SERVED_KINDS) <= set(kinds)
     was_dirty = events.take_dirty(org_id) if settles else None
@@ -80,8 +80,10 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
                                  for k in kinds if k in VARIANT_KINDS})
     except BaseException:
         if was_dirty is not None or (changed and settles):
-            events.mark_dirty(org_id, was_dirty or now)
+            events.mark_dirty(org_id, min(was_dirty or now, now))
         raise
+    if was_dirty is not None:
+        events.settle_dirty(org_id)
     return Refreshed(org_id, written.blobs, written.bytes, summed)
 
 

@@ -2,7 +2,7 @@
 import pytest
 
 from snapshotter import refreshes
-from store import locks, snapshots
+from store import events, locks, snapshots
 from store.models import Organization
 from tests.factories import make_org
 from tests.snapshotter.reports import NOW, TODAY, report_on
@@ -36,6 +36,14 @@ def test_an_organization_another_refresh_holds_is_left_dirty_for_the_next_run(da
     assert dirty(held) and not dirty(free)
     assert snapshots.get(held.id, "overview") is None
     assert [r.org_id for r in refreshes.refresh_dirty(NOW, config)] == [held.id]
+
+
+def test_an_organization_whose_refresh_died_is_refreshed_by_the_next_run(database, config):
+    [org] = changed_orgs(1)
+    events.take_dirty(org.id)                      # then the process was killed
+    assert [r.org_id for r in refreshes.refresh_dirty(NOW, config)] == [org.id]
+    assert not dirty(org)
+    assert snapshots.get(org.id, "overview").computed_at == NOW
 
 
 def test_the_health_job_marks_an_organization_it_finds_held_for_the_next_run(database, config):

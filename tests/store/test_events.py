@@ -76,8 +76,27 @@ def test_taking_the_mark_waits_for_a_transaction_that_marked_the_organization(da
         with pytest.raises(OperationalError):
             in_another_connection(lambda: events.take_dirty(org.id))
     assert events.take_dirty(org.id) == NOW
+    events.settle_dirty(org.id)
     assert events.take_dirty(org.id) is None
     assert events.dirty_orgs() == []
+
+
+def test_a_change_marked_during_a_refresh_keeps_the_organization_dirty_after_it(database):
+    org = make_org()
+    events.mark_dirty(org.id, NOW)
+    assert events.take_dirty(org.id) == NOW
+    events.mark_dirty(org.id, LATER)             # a report stored while the refresh computes
+    events.settle_dirty(org.id)
+    assert Organization.get_by_id(org.id).dirty_since == LATER
+
+
+def test_a_refresh_with_nothing_marked_meanwhile_leaves_the_organization_clean(database):
+    org = make_org()
+    events.mark_dirty(org.id, NOW)
+    events.take_dirty(org.id)
+    assert Organization.get_by_id(org.id).dirty_since == events.REFRESHING
+    events.settle_dirty(org.id)
+    assert Organization.get_by_id(org.id).dirty_since is None
 
 
 def in_another_connection(work):
@@ -97,7 +116,7 @@ def test_marked_organizations_are_listed_oldest_mark_first(database):
     first, second, clean = make_org(), make_org(), make_org()
     events.mark_dirty(second.id, LATER)
     events.mark_dirty(first.id, NOW)
-    events.mark_dirty(second.id, NOW)          # an earlier mark stays
+    events.mark_dirty(second.id, LATER + datetime.timedelta(hours=1))     # the earliest stays
     assert events.dirty_orgs() == [first.id, second.id]
     assert Organization.get_by_id(second.id).dirty_since == LATER
 
