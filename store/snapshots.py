@@ -88,11 +88,11 @@ def put_many(org_id: str, docs: dict, now: datetime, *, whole_kinds: bool = True
             (Snapshot.update(computed_at=now)
              .where(Snapshot.org == org_id, Snapshot.kind.in_(kinds)).execute())
         else:
-            stamped = sorted(unchanged)
-            for start in range(0, len(stamped), 200):
+            keys = sorted(unchanged)
+            for start in range(0, len(keys), 200):
                 (Snapshot.update(computed_at=now)
                  .where(Snapshot.org == org_id, Tuple(Snapshot.kind, Snapshot.variant)
-                        .in_(stamped[start:start + 200])).execute())
+                        .in_(keys[start:start + 200])).execute())
         # Upserts, not delete-and-insert: two refreshes of one organization at once stay harmless.
         for start in range(0, len(rows), 200):
             (Snapshot.insert_many(rows[start:start + 200], fields=fields)
