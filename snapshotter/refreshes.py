@@ -31,8 +31,9 @@ ORGS_PER_PROCESS = 20
 
 def refresh_dirty(now: datetime, config, *, processes: int | None = None) -> list[Refreshed]:
     """Refresh every organization marked dirty (by ingest, the DNS check, enrichment, an
-    event), the oldest mark first."""
-    return refresh_many(events.dirty_orgs(), now, config, processes=processes)
+    event), the oldest mark first. One another refresh holds keeps its mark until a refresh
+    settles it, so it is not marked again."""
+    return refresh_many(events.dirty_orgs(), now, config, processes=processes, mark_held=False)
 
 
 def refresh_all(now: datetime, config, *, kinds=SERVED_KINDS,
@@ -61,21 +62,25 @@ def hour_started(now: datetime, config) -> list[Refreshed]:
 
 
 def refresh_many(ids: list[str], now: datetime, config, *, kinds=SERVED_KINDS,
-                 processes: int | None = None) -> list[Refreshed]:
+                 processes: int | None = None, mark_held: bool = True) -> list[Refreshed]:
     """Refresh the organizations, each under its lock; those refreshed. processes: how many
-    to spread them over (default: one per CPU, once there are enough organizations)."""
+    to spread them over (default: one per CPU, once there are enough organizations);
+    mark_held: an organization another refresh holds is marked dirty for the next run."""
     if processes is None:
         processes = min(os.cpu_count() or 1, len(ids) // ORGS_PER_PROCESS)
-    work = functools.partial(refresh_locked, now=now, config=config, kinds=kinds)
+    work = functools.partial(refresh_locked, now=now, config=config, kinds=kinds,
+                             mark_held=mark_held)
     return [r for r in each(work, ids, config, processes) if r is not None]
 
 
-def refresh_locked(org_id: str, now: datetime, config, kinds=SERVED_KINDS) -> Refreshed | None:
+def refresh_locked(org_id: str, now: datetime, config, kinds=SERVED_KINDS, *,
+                   mark_held: bool = True) -> Refreshed | None:
     """refresh_org under the organization's lock; None when another refresh holds it (the
-    organization is then marked dirty for the next run)."""
+    organization is then marked dirty for the next run, with mark_held)."""
     with locks.exclusive(f"snapshots.{org_id}", config.lock_dir) as held:
         if not held:
-            events.mark_dirty(org_id, now)
+            if mark_held:
+                events.mark_dirty(org_id, now)
             log.info("refresh of %s left to the next run: another refresh holds it", org_id)
             return None
         started = time.perf_counter()

@@ -38,6 +38,16 @@ def test_an_organization_another_refresh_holds_is_left_dirty_for_the_next_run(da
     assert [r.org_id for r in refreshes.refresh_dirty(NOW, config)] == [held.id]
 
 
+def test_the_dirty_job_leaves_an_organization_being_refreshed_to_that_refresh(database,
+                                                                               config):
+    [org] = changed_orgs(1)
+    with locks.exclusive(f"snapshots.{org.id}", config.lock_dir):
+        events.take_dirty(org.id)                  # another refresh is under way
+        assert refreshes.refresh_dirty(NOW, config) == []
+        events.settle_dirty(org.id)                # and ends, nothing marked meanwhile
+    assert not dirty(org)
+
+
 def test_an_organization_whose_refresh_died_is_refreshed_by_the_next_run(database, config):
     [org] = changed_orgs(1)
     events.take_dirty(org.id)                      # then the process was killed
