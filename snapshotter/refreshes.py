@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime, timedelta
 
 import logs
@@ -108,6 +109,8 @@ def _outcomes(calls) -> list:
     for org_id, call in calls:
         try:
             results.append(call())
+        except BrokenProcessPool:         # a process was killed: the rest wait for the next run
+            raise
         except Exception as exc:          # the other organizations are refreshed all the same
             log.exception("refresh of %s failed", org_id)
             failure = failure or exc
