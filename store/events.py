@@ -11,13 +11,19 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from peewee import fn
+from peewee import Case, fn
 
 from store import compiled, db, outbox
 from store.event_types import SEVERITY, Outcome
 from store.clock import utcnow
 from store.ids import new_ulid
 from store.models import Event, Organization
+
+
+# The mark while a refresh is under way: later than any change, so a change marked during the
+# refresh takes its place and keeps the organization dirty after it. Left by a refresh that
+# died, it is refreshed by the next run, which finds the organization's lock free.
+REFRESHING = datetime(9999, 1, 1)
 
 
 def raise_event(org_id: str, type_: str, dedupe_key: str, *, title: str,
@@ -115,11 +121,46 @@ def acknowledge(event_id: str, now: datetime | None = None) -> Event | None:
 
 
 def mark_dirty(org_id: str, now: datetime | None = None) -> None:
-    """The organization's blobs need recomputing (ingest marks it with every report); an
-    earlier mark stays."""
+    """The organization's blobs need recomputing (ingest marks it with every report); the
+    earliest mark stays. The row is written even when marked already: its lock, held to the
+    end of the caller's transaction, makes take_dirty wait for that transaction's commit, so
+    the refresh that follows reads what it wrote."""
     _MARK_DIRTY.execute(org=org_id, now=Organization.dirty_since.db_value(now or utcnow()))
 
 
+def take_dirty(org_id: str) -> datetime | None:
+    """Mark the organization REFRESHING before a refresh reads the store; the mark it had. A
+    change marked before is read by that refresh, one marked after takes REFRESHING's place."""
+    rows = _DIRTY_SINCE.run(org=org_id)
+    if not rows:
+        raise LookupError(f"no organization {org_id}")
+    if rows[0][0] is None:
+        return None
+    _TAKE_DIRTY.execute(org=org_id, refreshing=Organization.dirty_since.db_value(REFRESHING))
+    return Organization.dirty_since.python_value(rows[0][0])
+
+
+def settle_dirty(org_id: str) -> None:
+    """The refresh that took the mark is done: clean, unless a change marked it meanwhile."""
+    _SETTLE_DIRTY.execute(org=org_id, refreshing=Organization.dirty_since.db_value(REFRESHING))
+
+
+def dirty_orgs() -> list[str]:
+    """The organizations marked dirty, the oldest mark first."""
+    return [org_id for (org_id,) in _DIRTY.run()]
+
+
 # Compiled once: ingest marks the organization with every report it stores.
-_MARK_DIRTY = compiled.Compiled(lambda org, now: Organization.update(dirty_since=now)
-                                .where(Organization.id == org, Organization.dirty_since.is_null()))
+_MARK_DIRTY = compiled.Compiled(lambda org, now: Organization.update(dirty_since=Case(
+    None, [((Organization.dirty_since.is_null()) | (Organization.dirty_since > now), now)],
+    Organization.dirty_since)).where(Organization.id == org))
+_DIRTY_SINCE = compiled.Compiled(lambda org: Organization.select(Organization.dirty_since)
+                                 .where(Organization.id == org))
+_TAKE_DIRTY = compiled.Compiled(lambda org, refreshing: Organization.update(
+    dirty_since=refreshing).where(Organization.id == org))
+_SETTLE_DIRTY = compiled.Compiled(lambda org, refreshing: Organization.update(dirty_since=None)
+                                  .where(Organization.id == org,
+                                         Organization.dirty_since == refreshing))
+_DIRTY = compiled.Compiled(lambda: Organization.select(Organization.id)
+                           .where(Organization.dirty_since.is_null(False))
+                           .order_by(Organization.dirty_since, Organization.id))
