@@ -3,8 +3,8 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
-TEST_STAMP := $(VENV)/.installed-test
+INSTALLED      := $(VENV)/.installed
+TEST_INSTALLED := $(VENV)/.installed-test
 DEMO_DATABASE_URL ?= sqlite:///var/demo.db
 # Extra `rua demo` arguments for `make run`, e.g. DEMO_ARGS="--days 30".
 DEMO_ARGS ?=
@@ -23,21 +23,21 @@ python-ok:
 	  echo "make: $(PYTHON) cannot create virtual environments (no venv/ensurepip module)." >&2; \
 	  echo "      Debian/Ubuntu: apt-get install python3-venv   Fedora: dnf install python3   then run make again." >&2; exit 1; }
 
-$(STAMP): setup.cfg pyproject.toml
+$(INSTALLED): setup.cfg pyproject.toml
 	@$(MAKE) --no-print-directory python-ok
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
-	touch $(STAMP)
+	touch $(INSTALLED)
 
 # The test tools on top, for `make test` only: `make run` and a server need none of them.
 # axe-core (npm) checks the dashboard's pages in the browser test; without npm that test skips.
-$(TEST_STAMP): $(STAMP)
+$(TEST_INSTALLED): $(INSTALLED)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	if command -v npm >/dev/null 2>&1; then npm install --silent --no-save --prefix $(VENV)/node axe-core@4; fi
-	touch $(TEST_STAMP)
+	touch $(TEST_INSTALLED)
 
-install: $(STAMP)
+install: $(INSTALLED)
 
 init: install
 	$(BIN)/rua init
@@ -72,7 +72,7 @@ serve: install
 	exec $(BIN)/gunicorn -c deploy/gunicorn.conf.py
 
 # The import contracts first (.importlinter, docs/architecture.md): a broken one fails the target.
-test: $(TEST_STAMP)
+test: $(TEST_INSTALLED)
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 

@@ -21,7 +21,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from bench.api import OUT, ensure_wrk  # noqa: E402
 from bench.interleave import Target, measure, report  # noqa: E402
 from store import keys as key_tools, meter_path, open_db  # noqa: E402
-from store.alert_types import ALERT_TYPES  # noqa: E402
+from store.event_types import EVENT_TYPES  # noqa: E402
 from store.clock import utcnow  # noqa: E402
 from store.ids import new_ulid  # noqa: E402
 from store.migrations import migrate  # noqa: E402
@@ -36,8 +36,8 @@ def events_of(org_id: str, count: int, rng: random.Random, open_only: bool) -> l
     now = utcnow()
     rows = []
     for n in range(count):
-        alert_type = ALERT_TYPES[n % len(ALERT_TYPES)]
-        type_, severity = alert_type.code, alert_type.severity
+        event_type = EVENT_TYPES[n % len(EVENT_TYPES)]
+        type_, severity = event_type.code, event_type.severity
         created = now - timedelta(seconds=rng.randrange(30 * 86400))
         handled = not open_only and n % 3 == 0
         rows.append(dict(id=new_ulid(created.timestamp()), org=org_id, type=type_,

@@ -45,9 +45,10 @@ def domain_names(scale: float) -> list[tuple[str, list[str]]]:
             for o in range(orgs)]
 
 
-def write_reports(folder: pathlib.Path, orgs, day: dt.date) -> list[str]:
+def write_reports(folder: pathlib.Path, orgs, day: dt.date,
+                  reporters: int | None = None) -> list[str]:
     """One day of demo/'s reports for every domain: each domain takes the reports of one of the
-    demo's sites (about 5 reporters), with its own name in them."""
+    demo's sites (about 5 reporters, or the first `reporters`), with its own name in them."""
     from demo.reports import generate
     templates: dict[str, list] = {}
     for report in generate(seed=day.toordinal(), days=1, end=day):
@@ -57,7 +58,7 @@ def write_reports(folder: pathlib.Path, orgs, day: dt.date) -> list[str]:
     for number, (_, domains) in enumerate(orgs):
         for index, domain in enumerate(domains):
             site = sites[(number + index) % len(sites)]
-            for report in templates[site]:
+            for report in templates[site][:reporters]:
                 path = folder / f"{report.reporter.host}!{domain}!{report.day}.xml"
                 path.write_text(report.xml.replace(site, domain), encoding="utf-8")
                 paths.append(str(path))

@@ -38,7 +38,7 @@ def init(config):
     if path is not None and path != ":memory:":
         # A backup or a move must take this file too.
         click.echo(f"request counters in {meter_path(path)}")
-        for name in make_private(path):     # made by a rua that left them readable to all
+        for name in make_private(path):     # any file of the store others could read
             click.echo(f"made {name} readable by its owner only (0600)")
 
 

@@ -34,7 +34,7 @@ def dns_check(config, org_ref, shape, names):
     RUA_OFFLINE=1 nothing is looked up: every kind is unknown and nothing is stored.
     """
     from dnscheck import jobs
-    from snapshotter.jobs import refresh_dirty
+    from snapshotter.refreshes import refresh_dirty
     wanted = list(dict.fromkeys(normal_name(n) for n in names)) or None
     with open_store(config):
         org = resolve_org(org_ref) if org_ref else None
@@ -49,7 +49,7 @@ def dns_check(config, org_ref, shape, names):
             runs = [jobs.check_stored(config, org_id=org and org.id, names=wanted),
                     jobs.check_unstored(config, others)]
             # The organizations whose results changed: their health answers it from now on.
-            refresh_dirty(utcnow(), report_address=config.report_address)
+            refresh_dirty(utcnow(), config)
     results = [check for run in runs for check in run.checks]
     unanswered = next((run.unanswered for run in runs if run.unanswered), "")
     if unanswered:        # every kind of every domain would say the same: said once

@@ -9,7 +9,7 @@ import click
 
 from cli.common import fail
 from cli.ingest_display import Display, Summary
-from cli.ingest_plan import Plan
+from cli.ingest_plan import DryRunPlan
 from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store
@@ -74,7 +74,7 @@ def _run(config, org, output: str, paths, dry_run: bool, add_domains: bool) -> S
     from dnscheck.mail_signatures import MailSignatures
     from ingest.dry_run import DryRun
     from ingest.pipeline import ingest_paths
-    summary, started, plan = Summary(), time.monotonic(), Plan()
+    summary, started, plan = Summary(), time.monotonic(), DryRunPlan()
     display = Display(output, paths, summary)
     run = DryRun if dry_run else ingest_paths
     attest = MailSignatures(config)     # each DKIM key looked up once per run

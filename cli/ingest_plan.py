@@ -8,7 +8,7 @@ from cli.ingest_display import _n
 from ingest.printable import printable
 
 
-class Plan:
+class DryRunPlan:
     """Gathered from each FileResult of a dry run, then said in a few lines."""
 
     def __init__(self):

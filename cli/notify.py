@@ -10,7 +10,7 @@ from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store
 from guard.shown import masked
-from store.alert_types import ALERT_TYPES, DELIVERABLE
+from store.event_types import EVENT_TYPES, DELIVERABLE
 
 if TYPE_CHECKING:
     from store import channels
@@ -160,7 +160,7 @@ def notify_send(config):
 
 def _types(text: str) -> list[str] | None:
     wanted = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
-    known = {t.code for t in ALERT_TYPES}
+    known = {t.code for t in EVENT_TYPES}
     for code in wanted:
         if code not in known:
             fail(f"unknown event type {code!r} (deliverable: {', '.join(DELIVERABLE)})")

@@ -21,9 +21,9 @@ def find_org(text: str):
 
 def refresh_touched(config, err: bool = False):
     """After ingest: refresh the organizations it marked dirty (the store is already open)."""
-    from snapshotter import jobs
+    from snapshotter import refreshes
     started = time.perf_counter()
-    results = jobs.refresh_dirty(utcnow(), report_address=config.report_address)
+    results = refreshes.refresh_dirty(utcnow(), config)
     click.echo(f"snapshots: refreshed {len(results)} organization(s) in "
                f"{time.perf_counter() - started:.2f} s", err=err)
 
@@ -37,20 +37,19 @@ def refresh_touched(config, err: bool = False):
 @click.pass_obj
 def snapshot(config, org, every, daily):
     """Recompute snapshots now: dirty organizations, or --org ORG, or --all, or --daily."""
-    from snapshotter import jobs
+    from snapshotter import refreshes
     if sum(map(bool, (org, every, daily))) > 1:
         fail("give one of --org ORG, --all or --daily")
     with open_store(config):
         now, started = utcnow(), time.perf_counter()
-        address = config.report_address
         if org:
-            results = [jobs.refresh_org(find_org(org).id, now, report_address=address)]
+            results = refreshes.refresh_many([find_org(org).id], now, config)
         elif every:
-            results = jobs.refresh_all(now, report_address=address)
+            results = refreshes.refresh_all(now, config)
         elif daily:
-            results = jobs.daily(now, report_address=address)
+            results = refreshes.daily(now, config)
         else:
-            results = jobs.refresh_dirty(now, report_address=address)
+            results = refreshes.refresh_dirty(now, config)
         for r in results:
             click.echo(f"{r.org_id}: {r.blobs} snapshots, {r.bytes} bytes")
         click.echo(f"refreshed {len(results)} organization(s) in "

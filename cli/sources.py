@@ -35,7 +35,7 @@ def refresh(config, org_ref, ips):
 
     With RUA_OFFLINE=1 nothing is looked up and nothing is stored.
     """
-    from snapshotter.jobs import refresh_dirty
+    from snapshotter.refreshes import refresh_dirty
     from sources import jobs
     for ip in ips:
         try:
@@ -57,7 +57,7 @@ def refresh(config, org_ref, ips):
         if done.skipped:
             echo_err(f"nothing refreshed: {done.skipped}")
             return
-        refresh_dirty(utcnow(), report_address=config.report_address)
+        refresh_dirty(utcnow(), config)
     for problem in done.problems:
         echo_err(problem)
     for org_id, after in sorted(done.waiting.items()):

@@ -63,7 +63,7 @@ class DmarcRecord:
 
 
 @dataclass
-class Meta:
+class ReportHeader:
     """report_metadata and policy_published of one report."""
     org_name: str
     email: str
@@ -103,7 +103,7 @@ class _Writer:
         return "".join(self.parts)
 
 
-def head(style: Style, meta: Meta) -> str:
+def head(style: Style, meta: ReportHeader) -> str:
     """Everything before the first <record>."""
     bis = style.dialect == RFC9990
     w = _Writer(style, 1)
@@ -200,6 +200,6 @@ def record(style: Style, row: Row) -> str:
 FOOTER = "</feedback>\n"
 
 
-def document(style: Style, meta: Meta, rows) -> str:
+def document(style: Style, meta: ReportHeader, rows) -> str:
     """A whole report as text (for the small daily reports)."""
     return head(style, meta) + "".join(record(style, row) for row in rows) + FOOTER

@@ -15,8 +15,8 @@ import zipfile
 from dataclasses import dataclass
 
 from demo import senders as s
-from demo.report_xml import (FOOTER, RFC7489, RFC9990, DmarcRecord, Meta, Style, document, head,
-                             record)
+from demo.report_xml import (FOOTER, RFC7489, RFC9990, DmarcRecord, ReportHeader, Style,
+                             document, head, record)
 
 OFFICE = (1.0, 1.05, 1.0, 1.02, 0.9, 0.25, 0.2)           # Monday first
 NEWSLETTER = (0.3, 1.8, 0.4, 1.6, 0.3, 0.1, 0.1)           # campaigns go out Tue and Thu
@@ -178,9 +178,10 @@ def _rows(rng, site: Site, policy: DmarcRecord, domain: str, reporter: Reporter,
     return rows
 
 
-def _meta(reporter: Reporter, rng, domain: str, policy: DmarcRecord, day: dt.date) -> Meta:
+def _meta(reporter: Reporter, rng, domain: str, policy: DmarcRecord,
+          day: dt.date) -> ReportHeader:
     begin, end = _window(reporter, day)
-    return Meta(org_name=reporter.org_name, email=reporter.email,
+    return ReportHeader(org_name=reporter.org_name, email=reporter.email,
                 report_id=_report_id(reporter, rng, domain, end), begin=begin, end=end,
                 domain=domain, policy=policy, extra_contact_info=reporter.extra_contact_info,
                 generator=reporter.generator)

@@ -39,8 +39,8 @@ def generate(seed: int = 0, days: int = 90, end: dt.date | None = None):
                       "contact-info": contact, "report-id": f"{start}_{host}_{offset}",
                       "policies": policies}
             data = json.dumps(report).encode()
-            stamp = int(dt.datetime.combine(day, dt.time(), dt.timezone.utc).timestamp())
-            name = f"{host}!demo!{stamp}!{stamp + 86399}.json"
+            epoch = int(dt.datetime.combine(day, dt.time(), dt.timezone.utc).timestamp())
+            name = f"{host}!demo!{epoch}!{epoch + 86399}.json"
             yield (name + ".gz", gzip.compress(data, mtime=0)) if zipped else (name, data)
 
 

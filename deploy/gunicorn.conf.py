@@ -73,8 +73,8 @@ limit_request_line = 8190
 
 # Recycle each worker after this many requests, so slow growth (fragmentation, a leak we have
 # not found) never accumulates; the jitter keeps workers from all restarting at the same
-# moment. Not much sooner: a new worker costs about 0.3 s of CPU (imports, the public suffix
-# list, the app), which every 10,000 requests was some 30 µs a request at full load.
+# moment. Not much sooner: a new worker costs a fraction of a second of CPU (imports, the
+# public suffix list, the app), a few microseconds a request when spread over 100,000.
 max_requests = 100_000
 max_requests_jitter = 10_000
 

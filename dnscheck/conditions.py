@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from dnscheck.check import KINDS, DomainCheck
 from dnscheck.verdict import ABSENT
-from store.alert_types import Condition, Outcome
+from store.event_types import EventToRaise, Outcome
 
 LABELS = {"dmarc": "DMARC", "spf": "SPF", "dkim": "DKIM", "mta_sts": "MTA-STS",
           "tls_rpt": "TLS-RPT", "bimi": "BIMI", "dane": "DANE (TLSA)"}
@@ -76,12 +76,12 @@ def _records(previous, check, _address):
             continue
         link = (entry.get("hosted_cta") or {}).get("url")
         if _found(kind, entry):
-            raised.append(Condition("dns_record_invalid", invalid,
+            raised.append(EventToRaise("dns_record_invalid", invalid,
                                     f"The {LABELS[kind]} record of {d} is invalid",
                                     entry["details"], link, d))
             cleared.append(missing)
         else:
-            raised.append(Condition("dns_record_missing", missing,
+            raised.append(EventToRaise("dns_record_missing", missing,
                                     f"The {LABELS[kind]} record of {d} is missing",
                                     entry["details"], link, d))
             cleared.append(invalid)
@@ -104,7 +104,7 @@ def _spf_limit(_previous, check, _address):
         return [], []
     if lookups <= SPF_LIMIT:
         return [], [k]
-    return [Condition("spf_lookup_limit", k,
+    return [EventToRaise("spf_lookup_limit", k,
                       f"SPF of {check.domain} needs {lookups} DNS lookups, over the limit of 10",
                       entry["details"], (entry.get("hosted_cta") or {}).get("url"),
                       check.domain)], []
@@ -122,7 +122,7 @@ def _weak_dkim(_previous, check, _address):
         return [], [k]
     detail = (f"RSA keys under {STRONG_RSA_BITS} bits can be factored by a determined attacker: "
               f"publish a {STRONG_RSA_BITS}-bit key and rotate to it. Weak: {', '.join(weak)}.")
-    return [Condition("weak_dkim_key", k, f"Weak DKIM key for {check.domain}", detail,
+    return [EventToRaise("weak_dkim_key", k, f"Weak DKIM key for {check.domain}", detail,
                       domain=check.domain)], []
 
 
@@ -135,16 +135,16 @@ def _verification(previous, check, address):
     to = f" to {address}" if address else ""
     detail = (f"The DMARC record of {check.domain} no longer sends aggregate reports{to} "
               f"(now {state.replace('_', ' ')}). {check.dns['dmarc']['details']}")
-    return [Condition("verification_lost", k,
+    return [EventToRaise("verification_lost", k,
                       f"{check.domain} is no longer verified", detail,
                       f"/domains/{check.domain}/dns?record=dmarc", check.domain)], []
 
 
-def _policy_change(previous: Previous, check: DomainCheck) -> Condition | None:
+def _policy_change(previous: Previous, check: DomainCheck) -> EventToRaise | None:
     before, after = previous.policy, policy(check.dns)
     if before is None or after is None or before == after:
         return None
-    return Condition("policy_changed", key("policy_changed", check.domain),
+    return EventToRaise("policy_changed", key("policy_changed", check.domain),
                      f"DMARC policy of {check.domain} changed from p={before} to p={after}",
                      f"The DMARC record published for {check.domain} now says p={after} "
                      f"(it said p={before} when last seen).", domain=check.domain)

@@ -76,7 +76,7 @@ def addresses(value: str) -> set[str]:
 
 
 def _records(verdict: Verdict) -> int:
-    """How many records of the kind were served; an older verdict without the count is read
+    """How many records of the kind were served; a stored verdict without the count is read
     from its addresses."""
     if "records" in verdict.facts:
         return int(verdict.facts["records"])

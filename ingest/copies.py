@@ -36,7 +36,7 @@ class Copy:
 def judge(stored_digest: str, digest: str, *, speaks: bool = False,
           stored_speaks: bool = False, chosen: Callable[[], bool] = lambda: False) -> str:
     """What a copy under a stored report's key is: "duplicate" (the same content, or either
-    digest unknown: stored before rua kept digests), "takes_place" (it speaks for its
+    digest unknown: a stored row without one), "takes_place" (it speaks for its
     reporter and the stored one does not, and no operator's `rua report replace` chose the
     stored one: chosen() says, asked only then) or "conflicting" (kept aside, the stored
     report standing). No other copy replaces anything by itself."""

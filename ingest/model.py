@@ -6,6 +6,9 @@ from typing import BinaryIO, Callable, Iterator
 
 from rules.authenticity import NOT_FROM_MAIL, Provenance
 
+# note(field, message): how the readers record a parse warning and read on.
+Note = Callable[[str, str], None]
+
 
 class ReportError(ValueError):
     """A document cannot be read as an aggregate report; the message is the one-line reason."""

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from ingest import authenticity, storing, tls_report, tls_storing, xml_report
 from ingest.model import Document, ParsedRecord, ParsedReport, ReportError, ReportMeta
 from ingest.rollups import ReportTally
+from rules.rates import percentage
 from rules.windows import window_days
 from store import events, report_copies, report_removal
 from store.encoding import dumps, loads
@@ -113,7 +114,8 @@ def _take_out(copy: ReportCopy, stored) -> int:
         tally = ReportTally()
         for r in records:
             tally.add(r.source_ip, r.count, r.dkim, r.spf, r.classification, r.disposition)
-        report_removal.remove_report(stored, day, tally.in_address_order(), tally.dispositions)
+        report_removal.remove_report(stored, day, tally.in_address_order(), tally.dispositions,
+                                     percentage)
     else:
         parsed = tls_report.parse(content, f"TLS report {stored.id}")
         sums = {domain: tls_storing.day_sums(policies)

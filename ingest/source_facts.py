@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 
 from peewee import EXCLUDED, Case, fn
 
+from rules.rates import percentage
 from store import compiled as sql
 from store import events
 from store.addresses import SEARCH_LENGTH, ip_key, remember_spellings, search_text
@@ -46,7 +47,7 @@ def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, t
 
 def _save_domains(org_id, domain, first, last, chunk) -> list[str]:
     """Upsert the chunk's SourceDomain rows; the IPs whose row this report created."""
-    begin, end = _stamp(first), _stamp(last)
+    begin, end = _stored_time(first), _stored_time(last)
     rows = [(org_id, domain, ip, begin, end, messages, compliant, messages - spf_pass,
              messages - dkim_pass, forwarded, quarantined, rejected, 1)
             for ip, messages, compliant, spf_pass, dkim_pass, forwarded, quarantined, rejected
@@ -55,13 +56,13 @@ def _save_domains(org_id, domain, first, last, chunk) -> list[str]:
 
 
 def _save_sources(org_id, domain, first, last, chunk, new: set) -> None:
-    begin, end = _stamp(first), _stamp(last)
+    begin, end = _stored_time(first), _stored_time(last)
     rows = []
     for ip, messages, compliant, spf_pass, dkim_pass, forwarded, *_ in chunk:
         spf_fail, dkim_fail = messages - spf_pass, messages - dkim_pass
         rows.append((org_id, ip, begin, end, messages, compliant, spf_fail, dkim_fail, forwarded,
                      spf_fail + dkim_fail, 1 if ip in new else 0, ip_key(ip),
-                     100.0 * compliant / messages if messages else 0.0,
+                     percentage(compliant, messages) if messages else 0.0,
                      search_text(ip, [domain]), *_UNKNOWN.values()))
     _SOURCES.run(rows)
 
@@ -89,7 +90,7 @@ def _source_changes(add) -> dict:
     changes = _added(Source, add)
     total = Source.messages + EXCLUDED.messages
     changes[Source.compliance_rate] = Case(None, [(
-        total > 0, 100.0 * (Source.compliant + EXCLUDED.compliant) / total)], 0)
+        total > 0, percentage(Source.compliant + EXCLUDED.compliant, total))], 0)
     # A domain new to a known source joins its search text ("ip domain" when inserted).
     added = fn.SUBSTR(EXCLUDED.search_text, fn.LENGTH(EXCLUDED.ip) + 1)
     fits = fn.LENGTH(Source.search_text) + fn.LENGTH(added) <= SEARCH_LENGTH
@@ -117,7 +118,7 @@ _SOURCES = sql.CompiledRows(lambda rows: Source
                                          update=_source_changes(_SOURCE_FIELDS[4:11])))
 
 
-def _stamp(moment: datetime):
+def _stored_time(moment: datetime):
     return Source.first_seen.db_value(moment)
 
 

@@ -245,10 +245,10 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at,
         aspf=meta.aspf, p=meta.p, sp=meta.sp, np=meta.np, pct=meta.pct, fo=meta.fo,
         testing=meta.testing, psd=meta.psd, discovery_method=meta.discovery_method,
         received_at=received_at, **authenticity.columns(provenance))))
-    # Postgres: the row is written once, after its records (migration 11 has their reference
-    # to it checked at commit), for an update would leave a dead row and new index entries.
-    # SQLite updates in place, and checks a record's report as it goes in, which costs less
-    # than deferring the check (12% of the corpus's parse + store CPU).
+    # Postgres: the row is written once, after its records (their reference to it is checked
+    # at commit), for an update would leave a dead row and new index entries. SQLite updates
+    # in place, and checks a record's report as it goes in, which costs less than deferring
+    # the check.
     first = not is_postgres()
     if first:
         sql.insert_rows(Report, _REPORT_FIELDS, [sql.values_of(report, _REPORT_FIELDS)])

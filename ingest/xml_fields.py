@@ -2,16 +2,13 @@
 from __future__ import annotations
 
 import ipaddress
-from typing import Callable
 
 from ingest import xml_values as values
 from rules.alignment import aligned
 from ingest.caps import epoch_in_range
-from ingest.model import ParsedRecord, ReportError, ReportMeta
+from ingest.model import Note, ParsedRecord, ReportError, ReportMeta
 from store.clock import FIRST_REPORT_EPOCH, from_epoch
 from store.domain_names import InvalidDomain, normalize
-
-Note = Callable[[str, str], None]
 
 
 class Section:

@@ -3,9 +3,9 @@
 Only a record in the standard vocabulary with every value already in its standard spelling is
 read here; anything else (a foreign or unknown element, a repeated or missing field, a spelling
 that earns a warning, an error) returns None, and the caller reads the record through
-xml_fields.record_from, which raises or warns exactly as before. The one warning read here is an
-empty optional value in <auth_results> or <identifiers> (common in real reports): it is noted
-only once the record is read, in the order record_from notes it.
+xml_fields.record_from, which raises or warns as it does for any record. The one warning read
+here is an empty optional value in <auth_results> or <identifiers> (common in real reports): it
+is noted only once the record is read, in the order record_from notes it.
 
 A report repeats a handful of layouts thousands of times, so each layout (tags in document order
 and child counts) is turned once into a _Plan of positions; a record then costs three C-level

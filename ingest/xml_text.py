@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import codecs
 import re
-from typing import BinaryIO, Callable, Iterator
+from typing import BinaryIO, Iterator
 
-from ingest.model import ReportError
+from ingest.model import Note, ReportError
 from ingest.printable import bounded
 
 CHUNK = 256 * 1024
@@ -31,8 +31,6 @@ _FIRST_ELEMENT = re.compile(r"<[A-Za-z_]")
 _FEEDBACK = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?feedback[\s>/]")
 # Codecs that read ASCII bytes as the same characters: an ASCII document in one needs no decoding.
 _KEEPS_ASCII = {"utf-8", "utf-8-sig", "ascii", "iso8859-1", "cp1252"}
-
-Note = Callable[[str, str], None]
 
 
 def encoding_of(head: bytes) -> str:

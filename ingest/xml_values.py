@@ -1,9 +1,7 @@
 """Enumerated report values: the spellings real reporters use, mapped to the standard ones."""
 from __future__ import annotations
 
-from typing import Callable
-
-Note = Callable[[str, str], None]
+from ingest.model import Note
 
 DISPOSITIONS = {"none", "quarantine", "reject"}
 VERDICTS = {"pass", "fail"}

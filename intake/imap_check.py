@@ -16,7 +16,7 @@ from store.clock import utcnow
 
 
 @dataclass(frozen=True)
-class Checked:
+class FolderCheck:
     """What a fetch of the folder would take now, and where it would file it."""
     mailbox: Mailbox
     messages: int
@@ -41,7 +41,7 @@ class Checked:
         return said
 
 
-def check(config, mailbox: Mailbox, login) -> Checked:
+def check(config, mailbox: Mailbox, login) -> FolderCheck:
     """Log in as a fetch does, examine the folder and count; an IntakeError says what failed."""
     client = imap.connect(config, mailbox, login)
     try:
@@ -57,5 +57,5 @@ def check(config, mailbox: Mailbox, login) -> Checked:
     finally:
         imap.close(client)
     too_large = sum(size > config.max_report_bytes for size in sizes.values())
-    return Checked(mailbox, len(sizes), sum(sizes.values()), too_large, folders,
+    return FolderCheck(mailbox, len(sizes), sum(sizes.values()), too_large, folders,
                    expiry.certificate_end(login, utcnow()))

@@ -12,7 +12,7 @@ from typing import Callable
 from dnscheck import jobs as dns_jobs
 from intake import jobs as intake_jobs
 from notify import drain
-from snapshotter import jobs as snapshot_jobs
+from snapshotter import refreshes
 from sources import jobs as source_jobs
 from store import job_runs, retention
 
@@ -54,22 +54,6 @@ def every_fetch_interval(config) -> dict:
     return every(minutes=config.fetch_interval, at_start=True)(config)
 
 
-def refresh_dirty(now: datetime, config):
-    return snapshot_jobs.refresh_dirty(now, report_address=config.report_address)
-
-
-def refresh_health(now: datetime, config):
-    return snapshot_jobs.refresh_all(now, kinds=("health",), report_address=config.report_address)
-
-
-def hour_started(now: datetime, config):
-    return snapshot_jobs.hour_started(now, report_address=config.report_address)
-
-
-def daily(now: datetime, config):
-    return snapshot_jobs.daily(now, report_address=config.report_address)
-
-
 def prune(now: datetime, config):
     return retention.prune(now, config.retention_days)
 
@@ -82,10 +66,10 @@ def then_refresh(job):
         try:
             result = job(now, config)
         except job_runs.JobFailed:
-            refresh_dirty(now, config)
+            refreshes.refresh_dirty(now, config)
             raise
         if result is not None:
-            refresh_dirty(now, config)
+            refreshes.refresh_dirty(now, config)
         return result
     return run
 
@@ -93,9 +77,9 @@ def then_refresh(job):
 JOBS = (
     Job("dirty", "every minute, and at start",
         "snapshots of the organizations that received reports", "* * * * *",
-        every(minutes=1, at_start=True), refresh_dirty),
+        every(minutes=1, at_start=True), refreshes.refresh_dirty),
     Job("health", "hourly", "every domain's health snapshot", "7 * * * *",
-        every(hours=1), refresh_health),
+        every(hours=1), refreshes.refresh_health),
     Job("dns", "hourly, and at start", "the live DNS check of every monitored domain",
         "17 * * * *", every(hours=1, at_start=True), then_refresh(dns_jobs.scheduled)),
     Job("sources", "every 5 minutes, and at start",
@@ -104,9 +88,10 @@ JOBS = (
     Job("notify", "every minute, and at start", "due alerts sent to their channels",
         "* * * * *", every(minutes=1, at_start=True), drain.scheduled),
     Job("hour", "at each hour's start", "the quota events of the hour gone, then their "
-        "organizations' snapshots", "0 * * * *", at(minute=0, second=5), hour_started),
+        "organizations' snapshots", "0 * * * *", at(minute=0, second=5),
+        refreshes.hour_started),
     Job("daily", "00:05 UTC", "yesterday's final score-history row, then every snapshot",
-        "5 0 * * *", at(hour=0, minute=5), daily),
+        "5 0 * * *", at(hour=0, minute=5), refreshes.daily),
     Job("prune", "00:20 UTC, with RUA_RETENTION_DAYS set",
         "records older than RUA_RETENTION_DAYS deleted", "20 0 * * *",
         at(hour=0, minute=20), prune, needs=("retention_days",)),

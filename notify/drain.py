@@ -82,8 +82,8 @@ def drain(config, clock=utcnow) -> Drained:
                                               config.app_url))
                     for row in rows]
             done: queue.Queue = queue.Queue()
-            for receiver, lane in _lanes(jobs, receivers):
-                pool.submit(_send_lane, receiver, lane, config, started, done)
+            for receiver, part in _slices(jobs, receivers):
+                pool.submit(_send_slice, receiver, part, config, started, done)
             for _ in jobs:
                 job, outcome = done.get()
                 _record(job.row, token, outcome, clock(), totals)
@@ -115,25 +115,25 @@ def attempt(channel: NotifyChannel, webhook_id: str, type_: str, data: dict,
     return Attempt()
 
 
-def _lanes(jobs: list[_Job], receivers: dict) -> list[tuple[_Receiver, list[_Job]]]:
-    """Each receiver's jobs dealt into lanes, one thread each: a receiver gets its share of
-    the pool (at least one lane), so a burst to one receiver still goes out on every thread.
+def _slices(jobs: list[_Job], receivers: dict) -> list[tuple[_Receiver, list[_Job]]]:
+    """Each receiver's jobs dealt into slices, one thread each: a receiver gets its share of
+    the pool (at least one slice), so a burst to one receiver still goes out on every thread.
     `receivers` keeps each receiver's state for the whole run."""
     groups: dict[str, list[_Job]] = {}
     for job in jobs:
         key = job.channel.target if job.channel.kind == "webhook" else "smtp"
         groups.setdefault(key, []).append(job)
     width = max(1, THREADS // len(groups))
-    lanes = []
+    slices = []
     for key, group in groups.items():
         receiver = receivers.setdefault(key, _Receiver())
-        lanes += [(receiver, group[lane::width]) for lane in range(min(width, len(group)))]
-    return lanes
+        slices += [(receiver, group[first::width]) for first in range(min(width, len(group)))]
+    return slices
 
 
 class _Receiver:
     """A receiver (a webhook URL, or the one SMTP server) during a run: when it was first sent
-    to, and, once an attempt has not reached it, why (its lanes then stop trying)."""
+    to, and, once an attempt has not reached it, why (its slices then stop trying)."""
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -152,9 +152,9 @@ class _Receiver:
                 self.unreached = outcome
 
 
-def _send_lane(receiver: _Receiver, jobs: list[_Job], config, batch_started: float,
+def _send_slice(receiver: _Receiver, jobs: list[_Job], config, batch_started: float,
                done: queue.Queue) -> None:
-    """Send one lane's jobs in order, putting each (job, outcome) on `done` at once."""
+    """Send one slice's jobs in order, putting each (job, outcome) on `done` at once."""
     for job in jobs:
         if receiver.unreached is not None:
             outcome = Attempt(f"{receiver.unreached.error} (not tried again in the same run)",

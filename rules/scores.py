@@ -36,7 +36,8 @@ def compliance_score(tally: SpanTally, strength: float) -> float:
     if not tally.messages:
         return round(0.2 * strength, 2)
     m = tally.messages
-    return round((40.0 * tally.compliant + 20.0 * tally.spf + 20.0 * tally.dkim) / m
+    return round((40.0 * tally.compliant + 20.0 * tally.spf_aligned_pass
+             + 20.0 * tally.dkim_aligned_pass) / m
                  + 0.2 * strength, 2)
 
 
@@ -44,8 +45,9 @@ def scored(tally: SpanTally, strength: float, last_report: date | None,
            policy: PublishedPolicy | None = None) -> Scored:
     """Scored only with messages in the window: older reports alone are no evidence of today."""
     score = compliance_score(tally, strength) if tally.messages else None
-    return Scored(score, rate(tally.compliant, tally.messages), rate(tally.spf, tally.messages),
-                  rate(tally.dkim, tally.messages), round(strength, 2), tally, policy,
+    return Scored(score, rate(tally.compliant, tally.messages),
+                  rate(tally.spf_aligned_pass, tally.messages),
+                  rate(tally.dkim_aligned_pass, tally.messages), round(strength, 2), tally, policy,
                   last_report)
 
 
@@ -54,7 +56,8 @@ class Cumulative:
 
     def __init__(self, days: dict[date, SpanTally]):
         self.days = sorted(days)
-        columns = zip(*((t.messages, t.compliant, t.spf, t.dkim, t.forwarded, t.reports)
+        columns = zip(*((t.messages, t.compliant, t.spf_aligned_pass, t.dkim_aligned_pass,
+                             t.forwarded, t.reports)
                         for t in map(days.__getitem__, self.days))) if self.days else [()] * 6
         self.sums = [list(accumulate(column, initial=0)) for column in columns]
 

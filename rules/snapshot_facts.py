@@ -12,22 +12,24 @@ EVENT_SEVERITY = {"critical": "high", "warning": "medium", "info": "low"}
 
 @dataclass(frozen=True, slots=True)
 class SpanTally:
-    """Additive message counts for a span of days (aligned passes as `spf` / `dkim`)."""
+    """Additive message counts for a span of days, named as DailyRollup's columns."""
     messages: int = 0
     compliant: int = 0
-    spf: int = 0
-    dkim: int = 0
+    spf_aligned_pass: int = 0
+    dkim_aligned_pass: int = 0
     forwarded: int = 0
     reports: int = 0
 
     def __add__(self, other: "SpanTally") -> "SpanTally":
         return SpanTally(self.messages + other.messages, self.compliant + other.compliant,
-                         self.spf + other.spf, self.dkim + other.dkim,
+                         self.spf_aligned_pass + other.spf_aligned_pass,
+                         self.dkim_aligned_pass + other.dkim_aligned_pass,
                          self.forwarded + other.forwarded, self.reports + other.reports)
 
     def __sub__(self, other: "SpanTally") -> "SpanTally":
         return SpanTally(self.messages - other.messages, self.compliant - other.compliant,
-                         self.spf - other.spf, self.dkim - other.dkim,
+                         self.spf_aligned_pass - other.spf_aligned_pass,
+                         self.dkim_aligned_pass - other.dkim_aligned_pass,
                          self.forwarded - other.forwarded, self.reports - other.reports)
 
 
@@ -57,15 +59,15 @@ class TopSender:
     """One source IP's messages for a domain in the scoring window."""
     ip: str
     messages: int
-    spf: int
-    dkim: int
+    spf_aligned_pass: int
+    dkim_aligned_pass: int
     service_name: str | None = None
     service_slug: str | None = None
     service_icon: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class Item:
+class ActionItem:
     """An open action item: from an open event or a DNS gap."""
     type: str
     severity: str                    # high, medium, low
@@ -85,7 +87,7 @@ class DomainFacts:
     policies: list[tuple[date, PublishedPolicy]] = field(default_factory=list)   # oldest first
     last_report_day: date | None = None
     senders: list[TopSender] = field(default_factory=list)                 # busiest first
-    items: list[Item] = field(default_factory=list)
+    items: list[ActionItem] = field(default_factory=list)
     dns: dict | None = None          # the last live DNS check per kind; None = never checked
     inherited_from: str = ""         # organizational parent whose record covers the domain
     tls_days: dict[date, TlsTally] = field(default_factory=dict)        # TLS report days
@@ -98,7 +100,7 @@ class OrgFacts:
     today: date
     domains: dict[str, DomainFacts] = field(default_factory=dict)
     unique_ips: int = 0              # distinct source IPs in the scoring window
-    org_items: list[Item] = field(default_factory=list)   # open events not tied to a domain
+    org_items: list[ActionItem] = field(default_factory=list)   # from events of no one domain
     report_address: str = ""
 
     @property

@@ -176,8 +176,8 @@ class DomainResults:
     of its records were classified likely_forwarded."""
     domain: str
     messages: int
-    dkim_pass: int = 0
-    spf_pass: int = 0
+    dkim_aligned_pass: int = 0
+    spf_aligned_pass: int = 0
     dmarc_pass: int = 0
     forwarded: int = 0
 
@@ -194,11 +194,11 @@ def classify_source(results: list[DomainResults], source: Sender = UNKNOWN_SENDE
                     ) -> SourceVerdict:
     """The source's classification by the rules in this module's docstring."""
     for domain in sorted(results, key=lambda r: (-r.messages, r.domain)):
-        if domain.spf_pass > 0:
+        if domain.spf_aligned_pass > 0:
             return _verdict(AUTHORIZED, ("aligned_spf_pass",),
                             f"Receivers' reports show this source passing SPF aligned "
                             f"with {domain.domain}.")
-        if domain.messages and 2 * domain.dkim_pass >= domain.messages:
+        if domain.messages and 2 * domain.dkim_aligned_pass >= domain.messages:
             if source.kind == "service":
                 return _verdict(AUTHORIZED, ("aligned_dkim_pass", "known_sending_service"),
                                 f"{source.name or 'This sending service'} signs "

@@ -5,5 +5,5 @@
 The snapshotter builds its bodies through them, a stored snapshot carries its shape's version
 (shapes/versions.py), and tests/shapes checks each against webapp/openapi.json field by field
 and each body a generated store serves against its shape.
-Plain declarations: this room imports nothing of rua.
+Plain declarations: this package imports nothing of rua.
 """

@@ -8,8 +8,8 @@ from typing import Literal, NotRequired, TypedDict
 
 # Values listed by a registry, as in shapes/bodies.py: the /enums catalog's categories.
 VerificationState = str     # "verification_state"
-EventType = str             # "alert_type": store/alert_types.py ALERT_TYPES
-AlertSeverity = str         # "alert_severity"
+EventTypeCode = str         # "alert_type": store/event_types.py EVENT_TYPES
+EventSeverity = str         # "alert_severity"
 Authenticity = str          # "authenticity": what a report's mail proves of its origin
 
 
@@ -76,9 +76,9 @@ class TopSourceListBody(PagingBody):
 
 class EventBody(TypedDict):
     id: str
-    type: EventType
+    type: EventTypeCode
     type_label: str
-    severity: AlertSeverity
+    severity: EventSeverity
     title: str
     detail: str
     domain: str

@@ -26,7 +26,7 @@ from datetime import date, datetime, timedelta
 from rules.rates import rate
 from rules.snapshot_facts import PublishedPolicy, SpanTally
 from snapshotter.verdicts import percent
-from store.alert_types import Condition, Outcome
+from store.event_types import EventToRaise, Outcome
 
 RECENT_DAYS = 7
 BEFORE_DAYS = 30
@@ -62,7 +62,7 @@ def compliance_drop(domain: str, days: dict[date, SpanTally], today: date) -> Ou
     then_rate = rate(before.compliant, before.messages)
     if then_rate - now_rate < DROP_POINTS:
         return Outcome(cleared=[k])
-    return Outcome(raised=[Condition(
+    return Outcome(raised=[EventToRaise(
         "compliance_drop", k,
         f"DMARC compliance of {domain} fell from {percent(then_rate)} to "
         f"{percent(now_rate)}",
@@ -81,7 +81,7 @@ def policy_change(domain: str, policies: list[tuple[date, PublishedPolicy]],
             continue
         if (today - day).days >= NEWS_DAYS:
             break
-        return Outcome(raised=[Condition(
+        return Outcome(raised=[EventToRaise(
             "policy_changed", key("policy_changed", domain),
             f"DMARC policy of {domain} changed from p={before} to p={after}",
             f"Reports for {domain} from {day.isoformat()} say the published policy is "
@@ -96,7 +96,7 @@ def no_reports(domain: str, last_report_day: date | None, today: date) -> Outcom
         return Outcome()
     if (today - last_report_day).days <= NO_REPORTS_DAYS:
         return Outcome(cleared=[k])
-    return Outcome(raised=[Condition(
+    return Outcome(raised=[EventToRaise(
         "no_reports", k, f"No DMARC reports for {domain} since "
         f"{last_report_day.isoformat()}",
         f"No aggregate report about {domain} has arrived for more than {NO_REPORTS_DAYS} days. "
@@ -128,7 +128,7 @@ def parse_warnings(latest: Latest, open_keys: set[str], keys_today: set[str]) ->
     if k in open_keys or k in keys_today:
         return Outcome()
     plural = "warning" if latest.warnings == 1 else "warnings"
-    return Outcome(cleared=sorted(open_keys), raised=[Condition(
+    return Outcome(cleared=sorted(open_keys), raised=[EventToRaise(
         "report_parse_warnings", k,
         f"A report from {latest.reporter[:80]} about {latest.domain} was read with "
         f"{latest.warnings} {plural}",

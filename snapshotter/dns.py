@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from rules.rates import rate
-from rules.snapshot_facts import Item
+from rules.snapshot_facts import ActionItem
 
 KINDS = ("dmarc", "spf", "dkim", "mta_sts", "tls_rpt", "bimi", "dane")
 STATUSES = ("ok", "warning", "error", "unknown")
@@ -53,7 +53,7 @@ def all_checked(view: dict) -> bool:
     return all(view[kind]["status"] != "unknown" for kind in SCORE_POINTS)
 
 
-def dns_items(domain: str, view: dict, dns: dict | None = None) -> list[Item]:
+def dns_items(domain: str, view: dict, dns: dict | None = None) -> list[ActionItem]:
     """An action item per record that is missing, malformed or not doing its job; an optional
     record that is absent (marked so in the stored check, `dns`) is a low one."""
     items = []
@@ -67,8 +67,8 @@ def dns_items(domain: str, view: dict, dns: dict | None = None) -> list[Item]:
         verb = "is missing or malformed" if status == "error" else "needs attention"
         action = view[kind]["details"] or f"Review the {LABELS[kind]} record."
         title = f"{LABELS[kind]} record of {domain} {verb}"
-        items.append(Item(type=f"dns_{kind}", severity=severity, title=title,
-                          suggested_action=action))
+        items.append(ActionItem(type=f"dns_{kind}", severity=severity, title=title,
+                                suggested_action=action))
     return items
 
 
@@ -90,7 +90,7 @@ def event_kind(type_: str, dedupe_key: str) -> str:
     return kind if kind in KINDS else ""
 
 
-def without_repeats(gaps: list[Item], events: list[Item]) -> list[Item]:
+def without_repeats(gaps: list[ActionItem], events: list[ActionItem]) -> list[ActionItem]:
     """Event items a DNS gap item already says (the contract shows those as `dns_*` only)."""
     shown = {item.type for item in gaps}
     return [e for e in events if not (e.record_kind and f"dns_{e.record_kind}" in shown)]

@@ -5,7 +5,7 @@ from datetime import date, timedelta
 
 from peewee import fn
 
-from rules.snapshot_facts import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, DomainFacts, Item,
+from rules.snapshot_facts import (EVENT_SEVERITY, TREND_DAYS, WINDOW_DAYS, ActionItem, DomainFacts,
                                   OrgFacts, PublishedPolicy, TopSender, SpanTally, TlsTally)
 from snapshotter import day_totals, dns
 from store import db, report_queries, snapshots
@@ -43,9 +43,9 @@ def read(org_id: str, today: date, report_address: str = ""):
 
 def span_tally(sums) -> SpanTally:
     """A day's sums as the day-totals cache keeps them (reports first), by name."""
-    reports, messages, compliant, spf, dkim, forwarded = sums
-    return SpanTally(messages=messages, compliant=compliant, spf=spf, dkim=dkim,
-                     forwarded=forwarded, reports=reports)
+    reports, messages, compliant, spf_aligned_pass, dkim_aligned_pass, forwarded = sums
+    return SpanTally(messages=messages, compliant=compliant, spf_aligned_pass=spf_aligned_pass,
+                     dkim_aligned_pass=dkim_aligned_pass, forwarded=forwarded, reports=reports)
 
 
 def read_domain(org_id: str, name: str, today: date, report_address: str = "") -> OrgFacts:
@@ -199,8 +199,8 @@ def _add_items(org_id: str, facts: OrgFacts, name: str | None = None):
     if name is not None:
         query = query.where(Event.domain == name)
     for type_, severity, title, detail, link, name, key in query:
-        item = Item(type_, EVENT_SEVERITY.get(severity, "low"), title, detail or title, link,
-                    "Open" if link else None, dns.event_kind(type_, key))
+        item = ActionItem(type_, EVENT_SEVERITY.get(severity, "low"), title, detail or title,
+                          link, "Open" if link else None, dns.event_kind(type_, key))
         if name and name in facts.domains:
             facts.domains[name].items.append(item)
         else:

@@ -7,7 +7,7 @@ from datetime import datetime
 from rules.grades import grade, health_state, policy_name, whole
 from rules.rates import rate
 from rules.scores import WindowScores, Scored
-from rules.snapshot_facts import SEVERITY_RANK, WINDOW_DAYS, Item, TopSender
+from rules.snapshot_facts import SEVERITY_RANK, WINDOW_DAYS, ActionItem, TopSender
 from shapes.bodies import ComplianceFiguresBody, DomainHealthBody
 from snapshotter import dns, tls
 from snapshotter.trends import last_day, sparkline
@@ -24,7 +24,7 @@ class Assessment:
     compliance: Scored
     dns: dict
     score: float | None          # the health score: 0.8 compliance + 0.2 DNS (when DNS is known)
-    items: list[Item]            # every open item, most urgent first
+    items: list[ActionItem]      # every open item, most urgent first
     verdict: str
 
     @property
@@ -39,7 +39,7 @@ def health_score(compliance_score: float | None, dns_score: float | None) -> flo
     return round(0.8 * compliance_score + 0.2 * dns_score, 2)
 
 
-def sorted_items(items: list[Item]) -> list[Item]:
+def sorted_items(items: list[ActionItem]) -> list[ActionItem]:
     return sorted(items, key=lambda item: SEVERITY_RANK.get(item.severity, 3))
 
 
@@ -57,7 +57,7 @@ def assess(window_scores: WindowScores, name: str) -> Assessment:
                       items, domain_verdict(name, compliance, window_scores.facts.report_address))
 
 
-def item_body(item: Item) -> dict:
+def item_body(item: ActionItem) -> dict:
     body = {"type": item.type, "severity": item.severity, "title": item.title,
             "suggested_action": item.suggested_action}
     if item.cta_url:
@@ -68,8 +68,8 @@ def item_body(item: Item) -> dict:
 
 def sender_body(sender: TopSender) -> dict:
     body = {"ip": sender.ip, "count": sender.messages,
-            "spf_result": "pass" if 2 * sender.spf >= sender.messages else "fail",
-            "dkim_result": "pass" if 2 * sender.dkim >= sender.messages else "fail"}
+            "spf_result": "pass" if 2 * sender.spf_aligned_pass >= sender.messages else "fail",
+            "dkim_result": "pass" if 2 * sender.dkim_aligned_pass >= sender.messages else "fail"}
     for name in ("service_name", "service_icon", "service_slug"):
         if getattr(sender, name):        # only for a recognised sender, only what is known
             body[name] = getattr(sender, name)

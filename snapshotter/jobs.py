@@ -1,8 +1,6 @@
 """Refresh jobs: read facts, compute every body through the pure functions, store the blobs."""
 from __future__ import annotations
 
-import logging
-import time
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -11,17 +9,16 @@ from peewee import EXCLUDED
 from rules.scores import WindowScores, compliance_doc
 from rules.snapshot_facts import TREND_DAYS
 from shapes import bodies, versions
-from snapshotter import alerts, day_totals, facts as facts_module
+from snapshotter import event_refresh, day_totals, facts as facts_module
 from snapshotter.health import assess, health_doc
 from snapshotter.history import backfill_days, history_point, history_row
 from snapshotter.overview import overview_doc
-from snapshotter.trends import last_day, merge_days, trend_points
+from snapshotter.trends import last_day, merge_days, trend_series
 from store import db, events, snapshots
 from store.clock import stored_date
 from store.encoding import dumps
-from store.models import Organization, ScoreHistory
+from store.models import ScoreHistory
 
-log = logging.getLogger("rua.snapshotter")
 # The shape of each served kind's stored body (trends and history store their points). A blob
 # stored under another shape version is recomputed before it is served
 # (webapp/snapshot_answers.py).
@@ -46,17 +43,17 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
                 report_address: str = "") -> Refreshed:
     """Recompute the organization's blobs of `kinds`: the per-domain ones a chunk of domains
     per transaction, then the organization-wide ones, then the blobs of domains gone."""
-    # Cleared first: a report stored while we compute marks the organization dirty again.
+    # Taken first: a report stored while we compute marks the organization dirty again.
     # Only a refresh of every kind settles a dirty organization (the hourly health job does not).
     settles = set(SERVED_KINDS) <= set(kinds)
-    was_dirty = _clear_dirty(org_id) if settles else None
+    was_dirty = events.take_dirty(org_id) if settles else None
     changed = False
     try:
         with db.atomic():     # one consistent read on SQLite; Postgres reads committed rows
             facts, cache, summed = facts_module.read(org_id, now.date(), report_address)
-        # Conditions judged from these facts (snapshotter/alerts.py); a refresh of every kind
+        # Conditions judged from these facts (snapshotter/event_refresh.py); a refresh of every kind
         # shows their events itself, a partial one leaves the organization for the next.
-        changed = alerts.apply(org_id, facts, now, mark=not settles)
+        changed = event_refresh.apply(org_id, facts, now, mark=not settles)
         if changed:
             facts_module.reload_items(org_id, facts)
         window_scores = WindowScores(facts)
@@ -72,19 +69,21 @@ def refresh_org(org_id: str, now: datetime, *, kinds=SERVED_KINDS,
             if "overview" in kinds:
                 assessed.extend(judged)
             docs = domain_docs(window_scores, now, kinds, chunk, judged)
-            written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False,
+            written.add(snapshots.put_many(org_id, docs, now, whole_kinds=False,
                                            shapes=SHAPE_VERSIONS))
         docs = org_docs(window_scores, now, kinds, assessed, history)
         if cache is not None:
             docs[(day_totals.CACHE_KIND, "")] = cache
-        written.add(snapshots.put_many(org_id, docs, now, stamp_kinds=False,
+        written.add(snapshots.put_many(org_id, docs, now, whole_kinds=False,
                                        shapes=SHAPE_VERSIONS))
         snapshots.prune(org_id, {k: written.variants.get(k, set())
                                  for k in kinds if k in VARIANT_KINDS})
     except BaseException:
         if was_dirty is not None or (changed and settles):
-            events.mark_dirty(org_id, was_dirty or now)
+            events.mark_dirty(org_id, min(was_dirty or now, now))
         raise
+    if was_dirty is not None:
+        events.settle_dirty(org_id)
     return Refreshed(org_id, written.blobs, written.bytes, summed)
 
 
@@ -118,7 +117,7 @@ def refresh_one(org_id: str, kind: str, variant: str, now: datetime, *,
     docs = {(kind, variant): body(window_scores, kind, variant, now, history_rows=history)}
     if cache is not None:
         docs[(day_totals.CACHE_KIND, "")] = cache
-    blobs = snapshots.put_many(org_id, docs, now, stamp_kinds=False, shapes=SHAPE_VERSIONS)
+    blobs = snapshots.put_many(org_id, docs, now, whole_kinds=False, shapes=SHAPE_VERSIONS)
     return blobs[(kind, variant)]
 
 
@@ -144,9 +143,9 @@ def _trends(facts, name: str = "") -> bytes:
     """The 365-day series of one domain, or merged over the organization's (name "")."""
     if name:
         days = facts.domains[name].days
-        return dumps(trend_points(days, last_day(facts.today, days)))
+        return trend_series(days, last_day(facts.today, days))
     merged = merge_days([d.days for d in facts.domains.values()])
-    return dumps(trend_points(merged, last_day(facts.today, merged), TREND_DAYS))
+    return trend_series(merged, last_day(facts.today, merged), TREND_DAYS)
 
 
 def domain_docs(window_scores: WindowScores, now: datetime, kinds, names, assessed) -> dict:
@@ -223,50 +222,3 @@ def record_day(org_id: str, day: date, now: datetime, report_address: str = "") 
     if row is not None:
         save_history(org_id, [row], replace=True)
     return row is not None
-
-
-def refresh_dirty(now: datetime, *, report_address: str = "") -> list[Refreshed]:
-    """Refresh every organization marked dirty by ingest, oldest change first."""
-    ids = [i for (i,) in Organization.select(Organization.id)
-           .where(Organization.dirty_since.is_null(False))
-           .order_by(Organization.dirty_since).tuples()]
-    return [_logged(refresh_org, i, now, report_address=report_address) for i in ids]
-
-
-def refresh_all(now: datetime, *, kinds=SERVED_KINDS, report_address: str = "") -> list[Refreshed]:
-    ids = [i for (i,) in Organization.select(Organization.id).order_by(Organization.id).tuples()]
-    return [_logged(refresh_org, i, now, kinds=kinds, report_address=report_address) for i in ids]
-
-
-def daily(now: datetime, *, report_address: str = "") -> list[Refreshed]:
-    """After midnight: yesterday's final history row, then every blob (the windows moved)."""
-    yesterday = now.date() - timedelta(days=1)
-    for (org_id,) in Organization.select(Organization.id).tuples():
-        record_day(org_id, yesterday, now, report_address)
-    return refresh_all(now, report_address=report_address)
-
-
-def hour_started(now: datetime, *, report_address: str = "") -> list[Refreshed]:
-    """At each hour's start: close the quota_near_cap events of hours gone, refresh their orgs."""
-    alerts.quota_hours(now)
-    return refresh_dirty(now, report_address=report_address)
-
-
-def _logged(job, org_id, now, **kwargs):
-    started = time.perf_counter()
-    result = job(org_id, now, **kwargs)
-    log.info("refreshed %s: %d blobs, %d bytes in %.3f s", org_id, result.blobs, result.bytes,
-             time.perf_counter() - started)
-    return result
-
-
-def _clear_dirty(org_id: str):
-    row = (Organization.select(Organization.dirty_since)
-           .where(Organization.id == org_id).tuples().first())
-    if row is None:
-        raise LookupError(f"no organization {org_id}")
-    if row[0] is not None:
-        Organization.update(dirty_since=None).where(Organization.id == org_id).execute()
-    return row[0]
-
-

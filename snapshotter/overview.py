@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rules.grades import health_state, policy_name, whole
 from rules.scores import WindowScores
-from rules.snapshot_facts import Item
+from rules.snapshot_facts import ActionItem
 from shapes.bodies import (
     ActionItemsSummaryBody,
     DomainCardBody,
@@ -47,7 +47,7 @@ def card_order(a: Assessment):
     return (a.score is None, a.score or 0.0, a.name)
 
 
-def summary(items: list[Item]) -> ActionItemsSummaryBody:
+def summary(items: list[ActionItem]) -> ActionItemsSummaryBody:
     counts = {"high": 0, "medium": 0, "low": 0}
     for item in items:
         counts[item.severity] = counts.get(item.severity, 0) + 1

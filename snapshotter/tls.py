@@ -14,7 +14,7 @@ from ingest.tls_report import RESULT_TYPES, result_label
 from rules.rates import rate
 from rules.snapshot_facts import WINDOW_DAYS, TlsTally
 from snapshotter.verdicts import percent
-from store.alert_types import Condition
+from store.event_types import EventToRaise
 
 FAILURE_SHARE = 5.0          # percent of a day's sessions
 NEWS_DAYS = 7
@@ -47,7 +47,7 @@ def tls_summary(days: dict[date, TlsTally], today: date) -> dict | None:
 
 
 def tls_failures(domain: str, days: dict[date, TlsTally], today: date) -> tuple[list, list]:
-    """([Condition] to raise, [dedupe key] to clear) of the tls_failures rule for one domain."""
+    """([EventToRaise], [dedupe key] to clear) of the tls_failures rule for one domain."""
     key = f"{TYPE}:{domain}"
     recent = [day for day, t in days.items() if t.reports and day <= today]
     if not recent or max(recent) < today - timedelta(days=NEWS_DAYS - 1):
@@ -64,10 +64,10 @@ def tls_failures(domain: str, days: dict[date, TlsTally], today: date) -> tuple[
     else:
         ranked = sorted(tally.failures, key=lambda item: (-item[1], item[0]))
         worst = ranked[0][0] if ranked else ""
-    return [_condition(domain, key, last, tally, share, worst, new_types)], []
+    return [_event(domain, key, last, tally, share, worst, new_types)], []
 
 
-def _condition(domain, key, day, tally, share, worst, new_types) -> Condition:
+def _event(domain, key, day, tally, share, worst, new_types) -> EventToRaise:
     label = result_label(worst) if worst else "unspecified failures"
     if share > FAILURE_SHARE:
         title = (f"TLS delivery to {domain} failed for {percent(share)} of sessions "
@@ -80,7 +80,7 @@ def _condition(domain, key, day, tally, share, worst, new_types) -> Condition:
     detail = (f"On {day.isoformat()} senders' TLS reports counted {tally.failed} failed of "
               f"{tally.successful + tally.failed} sessions to {domain}'s MX hosts, most "
               f"{worst or 'without a result type'}.{news} To fix: {fix}.")
-    return Condition(TYPE, key, title, detail, f"/domains/{domain}/health", domain)
+    return EventToRaise(TYPE, key, title, detail, f"/domains/{domain}/health", domain)
 
 
 def with_arrivals(entry: dict, days: dict[date, TlsTally], today: date) -> dict:

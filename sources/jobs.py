@@ -269,9 +269,10 @@ def _decides(sender) -> tuple:
 
 
 def results_of(d: SourceDomain) -> verdicts.DomainResults:
-    return verdicts.DomainResults(d.domain, d.messages, dkim_pass=d.messages - d.dkim_fail,
-                                  spf_pass=d.messages - d.spf_fail, dmarc_pass=d.compliant,
-                                  forwarded=d.forwarded)
+    return verdicts.DomainResults(d.domain, d.messages,
+                                  dkim_aligned_pass=d.messages - d.dkim_fail,
+                                  spf_aligned_pass=d.messages - d.spf_fail,
+                                  dmarc_pass=d.compliant, forwarded=d.forwarded)
 
 
 def _listed_event(org_id: str, ip: str, domain: str, fields: dict, open_keys: set) -> None:
@@ -291,7 +292,7 @@ def _listed_event(org_id: str, ip: str, domain: str, fields: dict, open_keys: se
 
 def unauthorized_events(org_id: str, domains: set[str], now: datetime) -> None:
     """unauthorized_sender per domain: opened, its detail kept current, or cleared, as its
-    sources' classifications now stand; the old per-IP events are cleared."""
+    sources' classifications now stand; any keyed by an IP instead is cleared (one per domain)."""
     found: dict[str, list[tuple[str, int]]] = {}
     names = sorted(domains)
     for start in range(0, len(names), BATCH):
@@ -340,7 +341,7 @@ def unauthorized_detail(domain: str, senders: list[tuple[str, int]]) -> str:
 
 
 def _per_ip(key: str) -> bool:
-    """An unauthorized_sender key of the former one-event-per-IP kind."""
+    """An unauthorized_sender key that names an IP, not a domain: the type is one per domain."""
     try:
         ipaddress.ip_address(key[len(UNAUTHORIZED):])
     except ValueError:

@@ -51,7 +51,8 @@ def meter_path(path: str) -> str:
 
 def make_private(path: str) -> list[str]:
     """Set a SQLite store's files (and the counters' file), with their -wal and -shm, to 0600
-    where others could read them; the files changed. For stores made before rua did so."""
+    where others could read them; the files changed. `rua init` runs it on every store,
+    whoever made its files: they hold the reports and the keys' digests."""
     changed = []
     for base in (path, meter_path(path)):
         for name in (base, base + "-wal", base + "-shm"):

@@ -133,8 +133,8 @@ def execute(key, build, params=()):
 
 def rows_among(fields, owner, owner_id, key, keys: list) -> list[tuple]:
     """`fields` of the rows whose `owner` column is owner_id and whose `key` is among keys (one
-    model's columns), with a ? per key: peewee spends about 9 us on each value of an IN list,
-    more than the query costs when the list is long."""
+    model's columns), with a ? per key: peewee's work on each value of an IN list costs more
+    than the query when the list is long (docs/performance.md)."""
     def build():
         selected = ", ".join(name(f) for f in fields)
         return (f"SELECT {selected} FROM {table(owner.model)} WHERE {name(owner)} = ? "

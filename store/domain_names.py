@@ -84,33 +84,34 @@ def _public_suffix_list():
 
 def load_public_suffixes(cache: str, *, write: bool):
     """The Public Suffix List from the rules cached at `cache` when they were parsed by the
-    installed library from its installed list (about 1 ms), else parsed from the library's file
-    (about 27 ms) and, with write, cached there for the next process."""
+    installed library from its installed list, else parsed from the library's file (some 30
+    times slower: docs/performance.md, Start-up) and, with write, cached there for the next
+    process."""
     import publicsuffixlist
-    stamp = _stamp(publicsuffixlist)
+    fingerprint = _fingerprint(publicsuffixlist)
     try:
         with open(cache, "rb") as file:
-            cached_stamp, maxlabel, rules = marshal.loads(file.read())
+            cached_fingerprint, maxlabel, rules = marshal.loads(file.read())
     except (OSError, EOFError, ValueError, TypeError):
-        cached_stamp = None                         # no cache yet, or not one of ours
-    if cached_stamp == stamp:
+        cached_fingerprint = None                   # no cache yet, or not one of ours
+    if cached_fingerprint == fingerprint:
         # The library's own parse, kept: the same version wrote these two fields.
         suffixes = publicsuffixlist.PublicSuffixList(source=[])
         suffixes._publicsuffix, suffixes._maxlabel = rules, maxlabel
         return suffixes
     parsed = publicsuffixlist.PublicSuffixList()
     if write:
-        _save(cache, stamp, parsed)
+        _save(cache, fingerprint, parsed)
     return parsed
 
 
-def _stamp(library) -> str:
+def _fingerprint(library) -> str:
     """What cached rules were parsed by and from: the library's version and its list file."""
     info = os.stat(library.PSLFILE)
     return f"publicsuffixlist {library.__version__} {info.st_size} {info.st_mtime_ns}"
 
 
-def _save(cache: str, stamp: str, parsed) -> None:
+def _save(cache: str, fingerprint: str, parsed) -> None:
     """Write the parsed rules for the next process; a place that cannot be written is skipped."""
     fields = (getattr(parsed, "_maxlabel", None), getattr(parsed, "_publicsuffix", None))
     if None in fields:                               # a library that keeps them elsewhere
@@ -119,7 +120,7 @@ def _save(cache: str, stamp: str, parsed) -> None:
     try:
         os.makedirs(os.path.dirname(cache), exist_ok=True)
         with open(temporary, "wb") as file:
-            marshal.dump((stamp, *fields), file)
+            marshal.dump((fingerprint, *fields), file)
         os.replace(temporary, cache)                 # whole or not at all, for a reader beside
     except OSError:
         with contextlib.suppress(OSError):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import NamedTuple
 
-from store.alert_types import LABELS
+from store.event_types import LABELS
 from store.models import Event
 
 FIELDS = (Event.id, Event.type, Event.severity, Event.title, Event.detail, Event.domain,

@@ -30,7 +30,7 @@ class Period(NamedTuple):
     domain: str | None = None
 
 
-class Pruned(NamedTuple):
+class PrunedReports(NamedTuple):
     """The period's reports whose records retention deleted: how many, their first and last day."""
     reports: int
     first_day: str | None       # YYYY-MM-DD
@@ -50,11 +50,11 @@ def records(period: Period, size: int = PAGE) -> Iterator[tuple]:
         after = rows[-1][0]
 
 
-def pruned(period: Period) -> Pruned:
+def pruned(period: Period) -> PrunedReports:
     query = (Report.select(fn.COUNT(Report.id), fn.MIN(Report.day_begin), fn.MAX(Report.day_end))
              .where(_in(period) & Report.records_pruned_at.is_null(False)))
     count, first, last = query.tuples().get()
-    return Pruned(count, _day(first), _day(last))
+    return PrunedReports(count, _day(first), _day(last))
 
 
 def _day(value) -> str | None:

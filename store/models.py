@@ -1,7 +1,7 @@
 """Every table of rua, for the whole v1 contract. Public ids are ULIDs; times are naive UTC.
 
 A foreign key gets no index of its own (index=False) where the table's other indexes lead
-with it: such an index bought no look-up and cost every write an entry (migration 15)."""
+with it: such an index would buy no look-up and cost every write an entry."""
 from __future__ import annotations
 
 from peewee import (BigAutoField, BigIntegerField, BlobField, BooleanField, CharField,

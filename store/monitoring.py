@@ -14,6 +14,7 @@ from peewee import Case, fn
 from store import compiled as sql
 from store.clock import stored_instant
 from store.encoding import loads
+from store.events import REFRESHING
 from store.models import (DailyRollup, Domain, NotifyChannel, Organization, Outbox, Report,
                           Snapshot, Source, SourceDomain)
 
@@ -99,9 +100,11 @@ def newest_reports() -> list[Pending]:
 
 
 def snapshots_behind() -> list[Pending]:
-    """Organizations whose snapshots wait for the scheduler, and since when."""
+    """Organizations whose snapshots wait for the scheduler, and since when (not those it is
+    refreshing now)."""
     query = (Organization.select(Organization.name, Organization.dirty_since)
-             .where(Organization.dirty_since.is_null(False)).tuples())
+             .where(Organization.dirty_since.is_null(False),
+                    Organization.dirty_since != REFRESHING).tuples())
     return [Pending(name, stored_instant(at)) for name, at in query]
 
 
@@ -126,8 +129,8 @@ def compliance_scores() -> list[Scores]:
     return scores
 
 
-# (organization id, domain name) of every monitored domain, without peewee's per-row conversion
-# (ten times the time at 10,000 domains).
+# (organization id, domain name) of every monitored domain, without peewee's per-row conversion,
+# which would cost more than the query on a store of many domains.
 _MONITORED = sql.Compiled(lambda: Domain.select(Domain.org, Domain.name))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from store import db, is_postgres
-from store.alert_types import DELIVERABLE
+from store.event_types import DELIVERABLE
 from store.compiled import BATCH
 from store.ids import new_ulid
 from store.models import Event, NotifyChannel, Outbox

@@ -17,7 +17,8 @@ def report_version(org_id: str) -> int:
         return int(DomainDay.select(fn.SUM(DomainDay.reports))
                    .where(DomainDay.org == org_id).scalar() or 0)
     # SQLite has one writer at a time, and a new row's rowid is above every rowid in the
-    # table: the org's highest rowid moves with each stored report (one index probe).
+    # table: the org's highest rowid moves with each stored report (one probe of the
+    # report_org_rowid index, on org_id alone).
     row = run_named(db.obj, _SQLITE_STAMP, {"org": org_id}).fetchone()
     return row[0] or 0
 

@@ -234,7 +234,7 @@ class SenderRow(NamedTuple):
     name: str | None
 
 
-class RecordRow(NamedTuple):
+class RecordWithSender(NamedTuple):
     """A row of RECORD_COLUMNS with its sender; JSON columns as their stored text."""
     source_ip: str
     count: int
@@ -285,12 +285,13 @@ class RecordPages:
         """The report's records are all in the first page."""
         return self.after_first is None
 
-    def _page(self, after: int) -> tuple[list[RecordRow], int | None]:
+    def _page(self, after: int) -> tuple[list[RecordWithSender], int | None]:
         """(the page's records, the ordinal to read on from; None after the last page)."""
         rows = _RECORD_PAGE.run(id=self.report_id, org=self.org_id, after=after, size=self.size)
         more = rows[-1][0] if len(rows) == self.size else None
         width = len(RECORD_COLUMNS)
-        records = [RecordRow(*row[1:width + 1], SenderRow._make(row[width + 1:])) for row in rows]
+        records = [RecordWithSender(*row[1:width + 1], SenderRow._make(row[width + 1:]))
+                   for row in rows]
         return _respelled(self.org_id, records), more
 
     def __iter__(self):
@@ -301,7 +302,7 @@ class RecordPages:
             yield page
 
 
-def _respelled(org_id: str, rows: list[RecordRow]) -> list[RecordRow]:
+def _respelled(org_id: str, rows: list[RecordWithSender]) -> list[RecordWithSender]:
     """Rows with their Source row's columns; a record giving another spelling of its address
     is matched by its canonical text, in one more query and only when there is one."""
     canonical = {row.source_ip: canonical_ip(row.source_ip) for row in rows

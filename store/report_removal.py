@@ -8,6 +8,7 @@ widened or left stay as they are.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 from store import snapshots
@@ -15,25 +16,29 @@ from store.models import (DailyRollup, DomainDay, Record, Report, Source, Source
                           TlsPolicy, TlsReport)
 
 
-def remove_report(report: Report, day: date, by_ip: list, dispositions: dict) -> None:
+def remove_report(report: Report, day: date, by_ip: list, dispositions: dict,
+                  percentage: Callable[[int, int], float]) -> None:
     """Delete a DMARC report with its records and subtract its sums: by_ip is its tally's
-    [(ip, [messages, compliant, spf pass, dkim pass, forwarded])], dispositions its
-    {ip: [quarantined, rejected]} (ingest/rollups.ReportTally)."""
+    [(ip, [messages, compliant, spf aligned pass, dkim aligned pass, forwarded])], dispositions
+    its {ip: [quarantined, rejected]} (ingest/rollups.ReportTally). percentage is the rule a
+    source's compliance rate is kept by (rules.rates.percentage, which store, below rules,
+    is handed)."""
     org, domain = report.org_id, report.domain
     # The snapshotter sums again only the days of new reports: this one's day changed without.
     snapshots.remove(org, snapshots.DAY_TOTALS)
-    for ip, (messages, compliant, spf_pass, dkim_pass, forwarded) in by_ip:
+    for ip, (messages, compliant, spf_aligned_pass, dkim_aligned_pass, forwarded) in by_ip:
         (DailyRollup.update(messages=DailyRollup.messages - messages,
                             compliant=DailyRollup.compliant - compliant,
-                            spf_aligned_pass=DailyRollup.spf_aligned_pass - spf_pass,
-                            dkim_aligned_pass=DailyRollup.dkim_aligned_pass - dkim_pass,
+                            spf_aligned_pass=DailyRollup.spf_aligned_pass - spf_aligned_pass,
+                            dkim_aligned_pass=DailyRollup.dkim_aligned_pass - dkim_aligned_pass,
                             forwarded=DailyRollup.forwarded - forwarded,
                             reports=DailyRollup.reports - 1)
          .where(DailyRollup.org == org, DailyRollup.domain == domain, DailyRollup.day == day,
                 DailyRollup.source_ip == ip).execute())
         quarantined, rejected = dispositions.get(ip, (0, 0))
-        _subtract_source(org, domain, ip, messages, compliant, messages - spf_pass,
-                         messages - dkim_pass, forwarded, quarantined, rejected)
+        _subtract_source(org, domain, ip, messages, compliant, messages - spf_aligned_pass,
+                         messages - dkim_aligned_pass, forwarded, quarantined, rejected,
+                         percentage)
     DailyRollup.delete().where(DailyRollup.org == org, DailyRollup.domain == domain,
                                DailyRollup.day == day, DailyRollup.reports <= 0).execute()
     (DomainDay.update(reports=DomainDay.reports - 1,
@@ -46,7 +51,7 @@ def remove_report(report: Report, day: date, by_ip: list, dispositions: dict) ->
 
 
 def _subtract_source(org, domain, ip, messages, compliant, spf_fail, dkim_fail, forwarded,
-                     quarantined, rejected) -> None:
+                     quarantined, rejected, percentage) -> None:
     """Take one IP's sums out of its SourceDomain and Source rows; a source no longer seen
     for the domain loses it from its domain count, and one seen for none goes."""
     where = (SourceDomain.org == org) & (SourceDomain.ip == ip) & (SourceDomain.domain == domain)
@@ -70,7 +75,7 @@ def _subtract_source(org, domain, ip, messages, compliant, spf_fail, dkim_fail, 
                    spf_fail=Source.spf_fail - spf_fail, dkim_fail=Source.dkim_fail - dkim_fail,
                    auth_failures=Source.auth_failures - spf_fail - dkim_fail,
                    forwarded=Source.forwarded - forwarded,
-                   compliance_rate=100.0 * passed / left if left else 0.0,
+                   compliance_rate=percentage(passed, left) if left else 0.0,
                    domain_count=Source.domain_count - (1 if gone else 0))
      .where(Source.id == source.id).execute())
 

@@ -104,7 +104,8 @@ def _writing():
 
 @contextlib.contextmanager
 def _waiting_for_the_lock():
-    """SQLite: this connection waits up to LOCK_WAIT_MS for the write lock, then as before."""
+    """SQLite: this connection waits up to LOCK_WAIT_MS for the write lock, then its usual
+    busy timeout again."""
     if is_postgres():
         yield
         return

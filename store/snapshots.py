@@ -7,7 +7,7 @@ import operator
 from dataclasses import dataclass
 from datetime import datetime
 
-from peewee import EXCLUDED
+from peewee import EXCLUDED, Tuple
 
 from store import db
 from store.encoding import dumps
@@ -60,11 +60,11 @@ def put(org_id: str, kind: str, variant: str, doc, now: datetime) -> Blob:
     return put_many(org_id, {(kind, variant): doc}, now)[(kind, variant)]
 
 
-def put_many(org_id: str, docs: dict, now: datetime, *, stamp_kinds: bool = True,
+def put_many(org_id: str, docs: dict, now: datetime, *, whole_kinds: bool = True,
              shapes=None) -> dict:
     """Store blobs keyed (kind, variant) in one transaction (keep the docs to a few hundred).
-    stamp_kinds: every blob of the kinds given is stamped `now` (a refresh of all of them);
-    False stamps only the blobs given. shapes: each kind's shape version (others get "")."""
+    whole_kinds: every blob of the kinds given is marked computed `now` (a refresh of all of
+    them); False marks only the blobs given. shapes: each kind's shape version (others get "")."""
     shapes = shapes or {}
     blobs = {key: Blob(body, etag_of(body), now, shapes.get(key[0], ""))
              for key, body in ((key, bytes(encode(doc))) for key, doc in docs.items())}
@@ -77,22 +77,22 @@ def put_many(org_id: str, docs: dict, now: datetime, *, stamp_kinds: bool = True
     # once (SQLITE_BUSY) when another process wrote in between, instead of waiting its turn.
     query = (Snapshot.select(Snapshot.kind, Snapshot.variant, Snapshot.etag, Snapshot.shape)
              .where(Snapshot.org == org_id, Snapshot.kind.in_(kinds)).tuples())
-    if not stamp_kinds:       # a few blobs among maybe thousands of their kinds: those alone
+    if not whole_kinds:       # a few blobs among maybe thousands of their kinds: those alone
         query = query.where(Snapshot.variant.in_(sorted({v for _, v in blobs})))
     stored = {(k, v): (e, s) for k, v, e, s in query}
-    rows = [row for row in rows if stored.get((row[1], row[2])) != (row[4], row[6])]
+    unchanged = {key for key, blob in blobs.items() if stored.get(key) == (blob.etag, blob.shape)}
+    rows = [row for row in rows if (row[1], row[2]) not in unchanged]
     with db.atomic():
-        # Unchanged bodies are not written again; they are only stamped with this refresh's time.
-        if stamp_kinds:
+        # Unchanged bodies are not written again; their computed_at becomes this refresh's time.
+        if whole_kinds:
             (Snapshot.update(computed_at=now)
              .where(Snapshot.org == org_id, Snapshot.kind.in_(kinds)).execute())
         else:
-            for kind in kinds:
-                variants = sorted(v for k, v in blobs if k == kind)
-                for start in range(0, len(variants), 200):
-                    (Snapshot.update(computed_at=now)
-                     .where(Snapshot.org == org_id, Snapshot.kind == kind,
-                            Snapshot.variant.in_(variants[start:start + 200])).execute())
+            keys = sorted(unchanged)
+            for start in range(0, len(keys), 200):
+                (Snapshot.update(computed_at=now)
+                 .where(Snapshot.org == org_id, Tuple(Snapshot.kind, Snapshot.variant)
+                        .in_(keys[start:start + 200])).execute())
         # Upserts, not delete-and-insert: two refreshes of one organization at once stay harmless.
         for start in range(0, len(rows), 200):
             (Snapshot.insert_many(rows[start:start + 200], fields=fields)
@@ -117,10 +117,12 @@ def prune(org_id: str, kept: dict) -> int:
     """Remove every blob of each kind in `kept` whose variant is not in kept[kind] (a domain
     that left the organization loses its blobs); the number removed."""
     removed = 0
+    stored = {}
+    for kind, variant in (Snapshot.select(Snapshot.kind, Snapshot.variant)
+                          .where(Snapshot.org == org_id, Snapshot.kind.in_(sorted(kept))).tuples()):
+        stored.setdefault(kind, set()).add(variant)
     for kind, variants in sorted(kept.items()):
-        stored = [v for (v,) in Snapshot.select(Snapshot.variant)
-                  .where(Snapshot.org == org_id, Snapshot.kind == kind).tuples()]
-        gone = sorted(set(stored) - set(variants))
+        gone = sorted(stored.get(kind, set()) - set(variants))
         for start in range(0, len(gone), 200):
             removed += (Snapshot.delete()
                         .where(Snapshot.org == org_id, Snapshot.kind == kind,

@@ -91,7 +91,7 @@ def source_count(org_id: str, wanted: SourceFilter) -> int:
     return query.select(table.id).count()
 
 
-def enriched_stamp(org_id: str):
+def last_enriched_at(org_id: str):
     """The org's latest enrichment: moves whenever a source's reputation or search text can
     have changed without a report being stored (one probe of the (org, enriched_at) index)."""
     return Source.select(fn.MAX(Source.enriched_at)).where(Source.org == org_id).scalar()

@@ -77,9 +77,9 @@ def test_the_operations_guide_lists_the_job_tables_jobs():
 
 
 def test_the_alerts_guide_lists_every_event_type_as_defined():
-    from store.alert_types import ALERT_TYPES
+    from store.event_types import EVENT_TYPES
     text = (ROOT / "docs" / "alerts.md").read_text()
     rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \| (\w+) \| (yes|no) \| ([^|]+) \|$", text,
                       re.MULTILINE)
     assert rows == [(t.code, t.label, t.severity, "yes" if t.deliverable else "no", t.clears)
-                    for t in ALERT_TYPES]
+                    for t in EVENT_TYPES]

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-from urllib.parse import urlparse
 
 from flask import Flask, Response
 from flask.json.provider import JSONProvider
@@ -49,7 +48,8 @@ class StoreNotReady(RuntimeError):
 def _refuse_a_store_left_behind(database) -> None:
     """A store upgraded to this release without `rua init`, or made by a newer rua, stops the
     app at start-up, with the fix: its requests would run against a schema they do not expect
-    (on SQLite, without migration 4 nothing would enforce the quotas). A store that cannot be
+    (on SQLite, without the organization-total triggers nothing would enforce the quotas). A
+    store that cannot be
     reached now, or was never initialized, is left to each request to report."""
     try:
         with database.connection_context():
@@ -85,7 +85,7 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     app.after_request(quota.add_headers)
     app.after_request(answer_headers.add)
 
-    base = urlparse(config.base_url).path.rstrip("/")
+    base = pages.api_path(config)
     for blueprint in RESOURCES:
         app.register_blueprint(blueprint, url_prefix=base)
     # The RFC 9727 catalog and the health probes live at the site root, where tools look;
@@ -94,6 +94,7 @@ def create_app(config: Config | None = None, *, clock=None) -> Flask:
     app.register_blueprint(probes.bp)
     # The dashboard for people: its pages, sign-in and sign-out (webapp/pages).
     app.register_blueprint(pages.bp)
+    pages.refuse_a_shared_path(app.url_map, config)
     routes = None
     if config.metrics:
         app.register_blueprint(metrics.bp)

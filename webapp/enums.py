@@ -5,7 +5,7 @@ from flask import Blueprint, Response
 
 from ingest.tls_report import RESULT_TYPES
 from rules import authenticity
-from store.alert_types import ALERT_TYPES
+from store.event_types import EVENT_TYPES
 from store.encoding import dumps
 from webapp.auth import requires
 
@@ -71,7 +71,7 @@ def catalog() -> dict:
     doc["tls_result_type"] = [{"code": c, "label": label, "severity": "warning"}
                               for c, (label, _) in RESULT_TYPES.items()]
     doc["alert_type"] = [{"code": t.code, "label": t.label, "severity": t.severity,
-                          "deliverable": t.deliverable} for t in ALERT_TYPES]
+                          "deliverable": t.deliverable} for t in EVENT_TYPES]
     return doc
 
 

@@ -10,7 +10,7 @@ from orjson import Fragment
 from rules import verdicts
 from store.clock import stored_instant
 from store.encoding import dumps
-from store.report_queries import DetailRow, RecordRow, SenderRow
+from store.report_queries import DetailRow, RecordWithSender, SenderRow
 
 
 def _json(text):
@@ -56,7 +56,7 @@ def attested(report) -> dict:
             "authenticity_reason": report.authenticity_reason}
 
 
-def _record(r: RecordRow) -> dict:
+def _record(r: RecordWithSender) -> dict:
     return {
         "Row": {"SourceIP": r.source_ip, "Count": r.count,
                 "PolicyEvaluated": {"Disposition": r.disposition, "DKIM": r.dkim,
@@ -74,7 +74,7 @@ class _Explained:
     def __init__(self):
         self.kept: dict = {}
 
-    def __call__(self, r: RecordRow) -> dict:
+    def __call__(self, r: RecordWithSender) -> dict:
         key = (r.dkim, r.spf, r.reasons, r.auth_dkim, r.auth_spf, r.alignment, r.sender)
         found = self.kept.get(key)
         if found is None:

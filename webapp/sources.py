@@ -55,7 +55,7 @@ def index():
     # A filter's total is remembered until a report is stored or a source enriched: a search
     # counts by scanning every source's search text.
     body = envelope("sources", None, params.page(args), rows=rows, count=lambda: remember(
-        ("sources", wanted, queries.enriched_stamp(org_id)), org_id,
+        ("sources", wanted, queries.last_enriched_at(org_id)), org_id,
         lambda: queries.source_count(org_id, wanted)))
     body["has_any"] = body["total"] > 0 or queries.any_source(org_id)
     return body
@@ -63,7 +63,9 @@ def index():
 
 @bp.get("/sources/<ip>")
 @requires("analytics:read")
-def detail(ip: str):
+def detail(ip: str, timeline: bool = True):
+    """The source's body; the page, which shows no timeline, asks without it (a day per row
+    of every day the IP sent on: most of the answer's time on a store of years)."""
     org_id = g.principal.org_id
     found = queries.source(org_id, canonical_ip(params.ip(ip)))
     if found is None:
@@ -82,9 +84,10 @@ def detail(ip: str):
         classification=found.classification,
         classification_reason=(found.verdict or {}).get("sentence", ""),
         enriched_at=found.enriched_at,
-        domains=[domain_row(d) for d in domains],
-        timeline=[{"date": day, **_day(messages, compliant)}
-                  for day, messages, compliant in queries.timeline(org_id, found.ip)])
+        domains=[domain_row(d) for d in domains])
+    if timeline:
+        body["timeline"] = [{"date": day, **_day(messages, compliant)}
+                            for day, messages, compliant in queries.timeline(org_id, found.ip)]
     return body
 
 

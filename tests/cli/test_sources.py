@@ -264,15 +264,15 @@ def test_the_corpus_enriched_keeps_every_total_and_forwarded_count_equal_to_its_
 
 
 def test_after_enrichment_health_and_overview_agree_with_the_sources(acme, world):
-    from snapshotter.jobs import refresh_dirty
+    from snapshotter.refreshes import refresh_dirty
     from store import snapshots
     from store.encoding import loads
     now = utcnow()
-    refresh_dirty(now)
+    refresh_dirty(now, world)
     overview = loads(snapshots.get(acme.id, "overview").body)
     assert overview["org_health"]["forwarded_messages"] == 0     # nothing known yet
     jobs.refresh(world, now)
-    refresh_dirty(now)
+    refresh_dirty(now, world)
     health = loads(snapshots.get(acme.id, "health", "example.com").body)
     senders = {s["ip"]: s for s in health["top_senders"]}
     assert (senders[SES]["service_slug"], senders[SES]["service_name"]) == (

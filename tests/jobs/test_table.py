@@ -28,26 +28,26 @@ def test_every_job_has_a_trigger_apscheduler_takes_and_a_cron_schedule():
     assert [job.id for job in scheduler.get_jobs()] == [job.name for job in JOBS]
 
 
-def test_a_job_that_ran_refreshes_the_organizations_it_marked(database):
+def test_a_job_that_ran_refreshes_the_organizations_it_marked(database, config):
     org = make_org()
     events.mark_dirty(org.id)
-    assert then_refresh(lambda now, config: 0)(utcnow(), Config()) == 0
+    assert then_refresh(lambda now, config: 0)(utcnow(), config) == 0
     assert Organization.get_by_id(org.id).dirty_since is None
 
 
-def test_a_skipped_job_refreshes_nothing(database):
+def test_a_skipped_job_refreshes_nothing(database, config):
     org = make_org()
     events.mark_dirty(org.id)
-    assert then_refresh(lambda now, config: None)(utcnow(), Config()) is None
+    assert then_refresh(lambda now, config: None)(utcnow(), config) is None
     assert Organization.get_by_id(org.id).dirty_since is not None
 
 
-def test_a_failed_job_still_refreshes_what_it_did_then_raises(database):
+def test_a_failed_job_still_refreshes_what_it_did_then_raises(database, config):
     org = make_org()
 
     def stored_then_failed(now, config):
         events.mark_dirty(org.id)
         raise JobFailed("the IMAP login was refused")
     with pytest.raises(JobFailed):
-        then_refresh(stored_then_failed)(utcnow(), Config())
+        then_refresh(stored_then_failed)(utcnow(), config)
     assert Organization.get_by_id(org.id).dirty_since is None

@@ -15,14 +15,14 @@ def day(n):
 
 
 @pytest.mark.parametrize("tally, strength, expected", [
-    (SpanTally(messages=100, compliant=100, spf=100, dkim=100), 100, 100.0),
-    (SpanTally(messages=100, compliant=100, spf=100, dkim=100), 0, 80.0),
-    (SpanTally(messages=100, compliant=50, spf=100, dkim=0), 50, 50.0),          # 0.4*50 + 0.2*100 + 0 + 0.2*50
-    (SpanTally(messages=3, compliant=1, spf=2, dkim=3), 25, 51.67),              # 13.33 + 13.33 + 20 + 5
-    (SpanTally(messages=0, compliant=0, spf=0, dkim=0), 100, 20.0),              # zero messages: only the policy counts
-    (SpanTally(messages=100, compliant=97, spf=97, dkim=97), 100, 97.6),
-    (SpanTally(messages=10000, compliant=9699, spf=9699, dkim=9699), 97, 96.99),
-    (SpanTally(messages=100, compliant=97, spf=97, dkim=97), 97, 97.0),
+    (SpanTally(messages=100, compliant=100, spf_aligned_pass=100, dkim_aligned_pass=100), 100, 100.0),
+    (SpanTally(messages=100, compliant=100, spf_aligned_pass=100, dkim_aligned_pass=100), 0, 80.0),
+    (SpanTally(messages=100, compliant=50, spf_aligned_pass=100, dkim_aligned_pass=0), 50, 50.0),          # 0.4*50 + 0.2*100 + 0 + 0.2*50
+    (SpanTally(messages=3, compliant=1, spf_aligned_pass=2, dkim_aligned_pass=3), 25, 51.67),              # 13.33 + 13.33 + 20 + 5
+    (SpanTally(messages=0, compliant=0, spf_aligned_pass=0, dkim_aligned_pass=0), 100, 20.0),              # zero messages: only the policy counts
+    (SpanTally(messages=100, compliant=97, spf_aligned_pass=97, dkim_aligned_pass=97), 100, 97.6),
+    (SpanTally(messages=10000, compliant=9699, spf_aligned_pass=9699, dkim_aligned_pass=9699), 97, 96.99),
+    (SpanTally(messages=100, compliant=97, spf_aligned_pass=97, dkim_aligned_pass=97), 97, 97.0),
 ])
 def test_compliance_score_weighs_compliance_04_and_spf_dkim_policy_02(tally, strength, expected):
     assert compliance_score(tally, strength) == expected
@@ -52,8 +52,8 @@ def domain(name, days, policy=PublishedPolicy("reject")):
 
 
 def test_organization_rates_are_message_weighted_and_policy_strength_a_plain_average():
-    f = facts(**{"a.example": domain("a.example", {day(1): SpanTally(messages=900, compliant=900, spf=900, dkim=900)}),
-                 "b.example": domain("b.example", {day(2): SpanTally(messages=100, compliant=0, spf=0, dkim=0)}, PublishedPolicy("none")),
+    f = facts(**{"a.example": domain("a.example", {day(1): SpanTally(messages=900, compliant=900, spf_aligned_pass=900, dkim_aligned_pass=900)}),
+                 "b.example": domain("b.example", {day(2): SpanTally(messages=100, compliant=0, spf_aligned_pass=0, dkim_aligned_pass=0)}, PublishedPolicy("none")),
                  "c.example": DomainFacts("c.example")})
     doc = compliance_doc(WindowScores(f))
     assert doc["compliance_rate"] == 90.0 and doc["spf_pass_rate"] == 90.0
@@ -65,15 +65,15 @@ def test_organization_rates_are_message_weighted_and_policy_strength_a_plain_ave
 
 
 def test_reports_older_than_the_30_day_window_do_not_count_in_the_score():
-    f = facts(**{"a.example": domain("a.example", {day(30): SpanTally(messages=50, compliant=0, spf=0, dkim=0, reports=1),
-                                                   day(29): SpanTally(messages=10, compliant=10, spf=10, dkim=10, reports=2)})})
+    f = facts(**{"a.example": domain("a.example", {day(30): SpanTally(messages=50, compliant=0, spf_aligned_pass=0, dkim_aligned_pass=0, reports=1),
+                                                   day(29): SpanTally(messages=10, compliant=10, spf_aligned_pass=10, dkim_aligned_pass=10, reports=2)})})
     doc = compliance_doc(WindowScores(f), "a.example")
     assert doc["total_messages"] == 10 and doc["total_reports"] == 2
     assert doc["compliance_rate"] == 100.0
 
 
 def test_domain_with_reports_only_before_the_window_is_not_scored():
-    f = facts(**{"a.example": domain("a.example", {day(45): SpanTally(messages=50, compliant=50, spf=50, dkim=50)})})
+    f = facts(**{"a.example": domain("a.example", {day(45): SpanTally(messages=50, compliant=50, spf_aligned_pass=50, dkim_aligned_pass=50)})})
     doc = compliance_doc(WindowScores(f), "a.example")
     assert doc["overall_score"] == 0.0 and doc["total_messages"] == 0 and doc["grade"] == "N/A"
     assert WindowScores(f).domain("a.example").last_report == day(45)
@@ -81,8 +81,8 @@ def test_domain_with_reports_only_before_the_window_is_not_scored():
 
 
 def test_an_organization_whose_reports_are_all_old_says_its_latest_data_date():
-    f = facts(**{"a.example": domain("a.example", {day(400): SpanTally(messages=5, compliant=5, spf=5, dkim=5)}),
-                 "b.example": domain("b.example", {day(90): SpanTally(messages=5, compliant=5, spf=5, dkim=5)}),
+    f = facts(**{"a.example": domain("a.example", {day(400): SpanTally(messages=5, compliant=5, spf_aligned_pass=5, dkim_aligned_pass=5)}),
+                 "b.example": domain("b.example", {day(90): SpanTally(messages=5, compliant=5, spf_aligned_pass=5, dkim_aligned_pass=5)}),
                  "c.example": DomainFacts("c.example")})
     doc = compliance_doc(WindowScores(f))
     assert doc["grade"] == "N/A" and doc["latest_data_date"] == day(90)
@@ -103,15 +103,15 @@ def test_a_domain_without_data_gets_the_zero_body_naming_it():
 
 
 def test_policy_strength_averages_only_the_domains_with_reports_in_the_window():
-    f = facts(**{"a.example": domain("a.example", {day(1): SpanTally(messages=10, compliant=10, spf=10, dkim=10)}),
-                 "quiet.example": domain("quiet.example", {day(45): SpanTally(messages=5, compliant=0, spf=0, dkim=0)},
+    f = facts(**{"a.example": domain("a.example", {day(1): SpanTally(messages=10, compliant=10, spf_aligned_pass=10, dkim_aligned_pass=10)}),
+                 "quiet.example": domain("quiet.example", {day(45): SpanTally(messages=5, compliant=0, spf_aligned_pass=0, dkim_aligned_pass=0)},
                                          PublishedPolicy("none"))})
     assert compliance_doc(WindowScores(f))["policy_strength"] == 100.0
 
 
 def test_a_domain_gone_quiet_counts_nowhere_in_the_organizations_score():
-    quiet = domain("quiet.example", {day(45): SpanTally(messages=50, compliant=0, spf=0, dkim=0)}, PublishedPolicy("none"))
-    active = domain("a.example", {day(1): SpanTally(messages=10, compliant=10, spf=10, dkim=10)})
+    quiet = domain("quiet.example", {day(45): SpanTally(messages=50, compliant=0, spf_aligned_pass=0, dkim_aligned_pass=0)}, PublishedPolicy("none"))
+    active = domain("a.example", {day(1): SpanTally(messages=10, compliant=10, spf_aligned_pass=10, dkim_aligned_pass=10)})
     both = WindowScores(facts(**{"a.example": active, "quiet.example": quiet}))
     alone = WindowScores(facts(**{"a.example": active}))
     assert both.org().score == alone.org().score == 100.0

@@ -100,24 +100,24 @@ def tally(domain="example.com", messages=10, **counts):
 
 
 @pytest.mark.parametrize("results, source, classification, because", [
-    ([tally(spf_pass=1, dmarc_pass=1)], STRANGER, AUTHORIZED, ("aligned_spf_pass",)),
-    ([tally(spf_pass=1, dmarc_pass=1)], Sender("unknown", "malicious", checked=True), AUTHORIZED,
+    ([tally(spf_aligned_pass=1, dmarc_pass=1)], STRANGER, AUTHORIZED, ("aligned_spf_pass",)),
+    ([tally(spf_aligned_pass=1, dmarc_pass=1)], Sender("unknown", "malicious", checked=True), AUTHORIZED,
      ("aligned_spf_pass",)),
-    ([tally(dkim_pass=5, dmarc_pass=5)], SERVICE, AUTHORIZED,
+    ([tally(dkim_aligned_pass=5, dmarc_pass=5)], SERVICE, AUTHORIZED,
      ("aligned_dkim_pass", "known_sending_service")),
-    ([tally("mail.example.com", dkim_pass=6, dmarc_pass=6)],
+    ([tally("mail.example.com", dkim_aligned_pass=6, dmarc_pass=6)],
      Sender("unknown", "clean", None, True, "example.com"), AUTHORIZED,
      ("aligned_dkim_pass", "ptr_under_domain")),
-    ([tally(dkim_pass=6, dmarc_pass=6)], FORWARDING, FORWARDER, ("known_forwarder",)),
-    ([tally(dkim_pass=6, dmarc_pass=6)], STRANGER, UNKNOWN, ("not_decided",)),
+    ([tally(dkim_aligned_pass=6, dmarc_pass=6)], FORWARDING, FORWARDER, ("known_forwarder",)),
+    ([tally(dkim_aligned_pass=6, dmarc_pass=6)], STRANGER, UNKNOWN, ("not_decided",)),
     ([tally(forwarded=5)], STRANGER, FORWARDER, ("mostly_forwarded",)),
-    ([tally(dkim_pass=4, dmarc_pass=4)], Sender("unknown", "suspicious", checked=True),
+    ([tally(dkim_aligned_pass=4, dmarc_pass=4)], Sender("unknown", "suspicious", checked=True),
      UNAUTHORIZED, ("reputation_suspicious",)),
     ([tally(), tally("other.example", 3)], STRANGER, UNAUTHORIZED,
      ("dmarc_failed_everywhere", "not_a_known_sending_service")),
     ([tally()], Sender(), UNKNOWN, ("not_decided",)),          # not enriched: nothing invented
     ([tally()], SERVICE, UNKNOWN, ("known_sending_service", "not_aligned")),
-    ([tally(dkim_pass=4, dmarc_pass=4)], SERVICE, UNKNOWN, ("known_sending_service",
+    ([tally(dkim_aligned_pass=4, dmarc_pass=4)], SERVICE, UNKNOWN, ("known_sending_service",
                                                             "not_aligned")),
     ([], STRANGER, UNKNOWN, ("not_decided",)),
 ])
@@ -131,6 +131,6 @@ def test_source_rules(results, source, classification, because):
 def test_an_spf_authorized_source_is_explained_by_the_reports_not_by_dns():
     """The DNS check alone says what the SPF record holds now; the sentence says what the
     receivers saw, which a record removed since (or never fetched) cannot contradict."""
-    verdict = classify_source([tally("bounce.example.com", spf_pass=1, dmarc_pass=1)], STRANGER)
+    verdict = classify_source([tally("bounce.example.com", spf_aligned_pass=1, dmarc_pass=1)], STRANGER)
     assert verdict.sentence == ("Receivers' reports show this source passing SPF aligned with "
                                 "bounce.example.com.")

@@ -7,7 +7,7 @@ import pytest
 
 from rules.snapshot_facts import PublishedPolicy, SpanTally
 from snapshotter import conditions as c
-from store.alert_types import SEVERITY
+from store.event_types import SEVERITY
 
 TODAY = date(2026, 3, 31)
 NOW = datetime(2026, 3, 31, 12, 0, 0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from dnscheck import jobs as dns_jobs
-from snapshotter import jobs
+from snapshotter import refreshes
 from tests.dnscheck.conftest import _dns_server_session, dns_config, dns_server  # noqa: F401
 from tests.dnscheck.zones import REPORT_ADDRESS, serve
 from store.models import Event
@@ -22,7 +22,7 @@ def checking(dns_config, clock):  # noqa: F811
 
 def check_and_refresh(config, org):  # noqa: F811
     dns_jobs.check_stored(config, now=NOW)
-    jobs.refresh_dirty(NOW, report_address=REPORT_ADDRESS)
+    refreshes.refresh_dirty(NOW, config)
 
 
 def test_after_a_clean_check_dns_enters_the_score_and_only_optional_records_are_left_to_do(

@@ -4,7 +4,8 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from rules.scores import WindowScores
-from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, TopSender, SpanTally
+from rules.snapshot_facts import (ActionItem, DomainFacts, OrgFacts, PublishedPolicy, SpanTally,
+                                  TopSender)
 from snapshotter import dns
 from snapshotter.health import health_doc, health_score
 
@@ -14,7 +15,7 @@ ALL_OK = {k: {"status": "ok", "details": "Fine."} for k in dns.KINDS}
 
 
 def window_scores(name="example.com", days=None, policy=PublishedPolicy("reject"), **fields):
-    days = {TODAY: SpanTally(messages=100, compliant=100, spf=100, dkim=100, reports=1)} if days is None else days
+    days = {TODAY: SpanTally(messages=100, compliant=100, spf_aligned_pass=100, dkim_aligned_pass=100, reports=1)} if days is None else days
     d = DomainFacts(name, days=days, policies=[(TODAY, policy)] if days else [],
                     last_report_day=max(days) if days else None, **fields)
     return WindowScores(OrgFacts(today=TODAY, domains={name: d}))
@@ -60,7 +61,7 @@ def test_empty_state_is_healthy_when_dns_checks_out_and_the_score_is_secure():
 def test_dns_gaps_become_action_items_most_urgent_first_and_empty_state_goes_away():
     checks = dict(ALL_OK, bimi={"status": "warning", "details": "No logo."},
                   dmarc={"status": "error", "details": "Publish a DMARC record."})
-    event = Item("new_sender", "medium", "New sender 192.0.2.9", "Check it.", "/sources/x")
+    event = ActionItem("new_sender", "medium", "New sender 192.0.2.9", "Check it.", "/sources/x")
     doc = health_doc(window_scores(dns=checks, items=[event]), "example.com", NOW)
     assert [i["type"] for i in doc["action_items"]] == ["dns_dmarc", "new_sender", "dns_bimi"]
     assert doc["action_items"][0]["severity"] == "high"
@@ -71,8 +72,8 @@ def test_dns_gaps_become_action_items_most_urgent_first_and_empty_state_goes_awa
 def test_a_dns_event_the_gap_item_already_says_is_shown_once_as_the_dns_item():
     checks = dict(ALL_OK, spf={"status": "error", "details": "Publish SPF."},
                   tls_rpt={"status": "error", "details": "Fix rua=."})
-    spf = Item("dns_record_missing", "high", "SPF missing", "Publish SPF.", record_kind="spf")
-    tls = Item("dns_record_invalid", "high", "TLS-RPT invalid", "Fix rua=.", record_kind="tls_rpt")
+    spf = ActionItem("dns_record_missing", "high", "SPF missing", "Publish SPF.", record_kind="spf")
+    tls = ActionItem("dns_record_invalid", "high", "TLS-RPT invalid", "Fix rua=.", record_kind="tls_rpt")
     doc = health_doc(window_scores(dns=checks, items=[spf, tls]), "example.com", NOW)
     assert [i["type"] for i in doc["action_items"]] == ["dns_spf", "dns_record_invalid"]
     # DNS could not tell this time: the open event is the last word, so it is shown.
@@ -124,7 +125,7 @@ def test_before_the_first_report_grade_is_na_and_policy_comes_from_dns_when_know
 
 
 def test_a_score_of_96_99_is_graded_a_and_shown_rounded_half_up_as_97():
-    days = {TODAY - timedelta(days=1): SpanTally(messages=10000, compliant=9699, spf=9699, dkim=9699, reports=1)}
+    days = {TODAY - timedelta(days=1): SpanTally(messages=10000, compliant=9699, spf_aligned_pass=9699, dkim_aligned_pass=9699, reports=1)}
     doc = health_doc(window_scores(days=days, policy=PublishedPolicy("reject", 97)), "example.com", NOW)
     assert (doc["overall_score"], doc["grade"]) == (97, "A")
 

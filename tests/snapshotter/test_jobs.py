@@ -3,7 +3,7 @@ from datetime import timedelta
 
 import orjson
 
-from snapshotter import jobs
+from snapshotter import jobs, refreshes
 from store import snapshots
 from store.models import Organization, ScoreHistory, Snapshot
 from tests.factories import make_domain, make_org
@@ -63,13 +63,14 @@ def test_one_more_day_of_reports_sums_only_that_day_again(database):
     assert jobs.refresh_org(org.id, NOW).days_summed == 0
 
 
-def test_ingest_marks_the_organization_dirty_and_a_refresh_clears_it(database):
+def test_ingest_marks_the_organization_dirty_and_a_refresh_clears_it(database, config):
     org, other = make_org(), make_org()
     report_on(org, "example.com", TODAY, [{"count": 1}])
     assert Organization.get_by_id(org.id).dirty_since is not None
-    assert [r.org_id for r in jobs.refresh_dirty(NOW)] == [org.id]
+    assert [r.org_id for r in refreshes.refresh_dirty(NOW, config)] == [org.id]
     assert Organization.get_by_id(org.id).dirty_since is None
-    assert jobs.refresh_dirty(NOW) == [] and snapshots.get(other.id, "overview") is None
+    assert refreshes.refresh_dirty(NOW, config) == []
+    assert snapshots.get(other.id, "overview") is None
 
 
 def test_first_run_back_fills_history_for_days_with_reports(database):
@@ -87,12 +88,12 @@ def test_first_run_back_fills_history_for_days_with_reports(database):
     assert ScoreHistory.select().where(ScoreHistory.org == org).count() == len(days) + 1
 
 
-def test_the_daily_job_writes_yesterdays_final_row(database):
+def test_the_daily_job_writes_yesterdays_final_row(database, config):
     org = make_org()
     report_on(org, "example.com", TODAY, [{"count": 4}])
     jobs.refresh_org(org.id, NOW)
     report_on(org, "example.com", TODAY, [{"count": 6, "dkim": "fail", "spf": "fail"}])
-    jobs.daily(NOW + timedelta(days=1))
+    refreshes.daily(NOW + timedelta(days=1), config)
     row = ScoreHistory.get(ScoreHistory.org == org, ScoreHistory.day == TODAY)
     assert (row.total_messages, row.compliance_rate) == (10, 40.0)
 
@@ -119,7 +120,7 @@ def test_blob_etag_is_the_content_hash_and_computed_at_the_refresh_time(database
     assert orjson.loads(stored.body)["org_health"]["has_data"] is False
 
 
-def test_the_hourly_health_refresh_leaves_a_dirty_organization_dirty(database):
+def test_the_hourly_health_refresh_leaves_a_dirty_organization_dirty(database, config):
     org = make_org()
     make_domain(org, "example.com")
     report_on(org, "example.com", TODAY, [{"count": 2}])
@@ -127,7 +128,7 @@ def test_the_hourly_health_refresh_leaves_a_dirty_organization_dirty(database):
     assert Organization.get_by_id(org.id).dirty_since is not None
     assert snapshots.get(org.id, "health", "example.com") is not None
     assert snapshots.get(org.id, "overview") is None
-    assert [r.org_id for r in jobs.refresh_dirty(NOW)] == [org.id]
+    assert [r.org_id for r in refreshes.refresh_dirty(NOW, config)] == [org.id]
 
 
 def test_a_refresh_chunk_by_chunk_writes_every_domain_and_removes_a_deleted_ones(database,

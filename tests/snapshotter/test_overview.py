@@ -2,7 +2,7 @@
 from datetime import date
 
 from rules.scores import WindowScores
-from rules.snapshot_facts import DomainFacts, Item, OrgFacts, PublishedPolicy, SpanTally
+from rules.snapshot_facts import ActionItem, DomainFacts, OrgFacts, PublishedPolicy, SpanTally
 from snapshotter.overview import overview_doc
 from snapshotter.verdicts import domain_verdict, org_verdict
 
@@ -39,9 +39,9 @@ def test_an_archive_older_than_the_window_has_no_data_in_it_but_says_its_latest_
 
 
 def test_cards_come_worst_score_first_and_domains_without_reports_last():
-    doc = overview(domain("good.example", SpanTally(messages=10, compliant=10, spf=10, dkim=10)),
+    doc = overview(domain("good.example", SpanTally(messages=10, compliant=10, spf_aligned_pass=10, dkim_aligned_pass=10)),
                    domain("quiet.example"),
-                   domain("bad.example", SpanTally(messages=10, compliant=2, spf=2, dkim=2), PublishedPolicy("none")))
+                   domain("bad.example", SpanTally(messages=10, compliant=2, spf_aligned_pass=2, dkim_aligned_pass=2), PublishedPolicy("none")))
     assert [c["domain"] for c in doc["domain_cards"]] == ["bad.example", "good.example", "quiet.example"]
     assert doc["org_health"]["total_domains"] == 3      # as many as the cards
     assert doc["org_health"]["domains_needing_attention"] == 1
@@ -49,11 +49,12 @@ def test_cards_come_worst_score_first_and_domains_without_reports_last():
 
 
 def test_card_fields_policy_inheritance_forwarded_and_top_issue():
-    items = [Item("new_sender", "low", "New sender", "Look."),
-             Item("dns_dmarc", "high", "DMARC record missing", "Publish one.")]
-    doc = overview(domain("a.example", SpanTally(messages=10, compliant=5, spf=5, dkim=5, forwarded=3), PublishedPolicy("bogus"),
+    items = [ActionItem("new_sender", "low", "New sender", "Look."),
+             ActionItem("dns_dmarc", "high", "DMARC record missing", "Publish one.")]
+    doc = overview(domain("a.example", SpanTally(messages=10, compliant=5, spf_aligned_pass=5, dkim_aligned_pass=5, forwarded=3), PublishedPolicy("bogus"),
                           inherited_from="example.org", items=items),
-                   org_items=[Item("quota_near_cap", "medium", "Quota", "Slow down.")], unique_ips=7)
+                   org_items=[ActionItem("quota_near_cap", "medium", "Quota", "Slow down.")],
+                   unique_ips=7)
     card = doc["domain_cards"][0]
     assert card["policy"] == "" and card["inherited"] is True and card["inherited_from"] == "example.org"
     assert card["forwarded_messages"] == 3 and card["action_count"] == 2
@@ -79,13 +80,13 @@ def test_a_card_before_any_report_shows_the_policy_dns_publishes_and_its_dns_gap
 
 def test_verdicts_say_what_to_do_next():
     window_scores = WindowScores(OrgFacts(today=TODAY, domains={d.name: d for d in [
-        domain("none.example", SpanTally(messages=100, compliant=99, spf=99, dkim=99), PublishedPolicy("none")),
-        domain("test.example", SpanTally(messages=100, compliant=99, spf=99, dkim=99), PublishedPolicy("reject", testing="y")),
-        domain("pct.example", SpanTally(messages=100, compliant=99, spf=99, dkim=99), PublishedPolicy("reject", 50)),
-        domain("q.example", SpanTally(messages=100, compliant=99, spf=99, dkim=99), PublishedPolicy("quarantine")),
-        domain("spf.example", SpanTally(messages=100, compliant=99, spf=50, dkim=99), PublishedPolicy("reject")),
-        domain("ok.example", SpanTally(messages=100, compliant=99, spf=99, dkim=99), PublishedPolicy("reject")),
-        domain("low.example", SpanTally(messages=100, compliant=50, spf=50, dkim=50), PublishedPolicy("reject"))]}))
+        domain("none.example", SpanTally(messages=100, compliant=99, spf_aligned_pass=99, dkim_aligned_pass=99), PublishedPolicy("none")),
+        domain("test.example", SpanTally(messages=100, compliant=99, spf_aligned_pass=99, dkim_aligned_pass=99), PublishedPolicy("reject", testing="y")),
+        domain("pct.example", SpanTally(messages=100, compliant=99, spf_aligned_pass=99, dkim_aligned_pass=99), PublishedPolicy("reject", 50)),
+        domain("q.example", SpanTally(messages=100, compliant=99, spf_aligned_pass=99, dkim_aligned_pass=99), PublishedPolicy("quarantine")),
+        domain("spf.example", SpanTally(messages=100, compliant=99, spf_aligned_pass=50, dkim_aligned_pass=99), PublishedPolicy("reject")),
+        domain("ok.example", SpanTally(messages=100, compliant=99, spf_aligned_pass=99, dkim_aligned_pass=99), PublishedPolicy("reject")),
+        domain("low.example", SpanTally(messages=100, compliant=50, spf_aligned_pass=50, dkim_aligned_pass=50), PublishedPolicy("reject"))]}))
     said = {n: domain_verdict(n, window_scores.domain(n)) for n in window_scores.facts.domains}
     assert "Move to p=quarantine" in said["none.example"]
     assert "Remove t=y" in said["test.example"]

@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 from rules.snapshot_facts import TlsTally
 from snapshotter import jobs, tls
 from store import snapshots
-from store.alert_types import SEVERITY
+from store.event_types import SEVERITY
 from store.encoding import loads
 from store.models import Event
 from tests.factories import make_domain, make_org, make_tls_report

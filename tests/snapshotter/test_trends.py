@@ -7,7 +7,7 @@ import pytest
 from rules.snapshot_facts import SpanTally
 from snapshotter import series
 from snapshotter.history import history_point
-from snapshotter.trends import last_day, merge_days, sparkline, trend_points
+from snapshotter.trends import last_day, merge_days, sparkline, trend_points, trend_series
 from store.encoding import dumps
 
 END = date(2026, 3, 31)
@@ -35,6 +35,14 @@ def test_sparkline_points_carry_date_rate_and_messages():
     assert sparkline({END: SpanTally(messages=4, compliant=1)}, END, 2) == [
         {"date": END - timedelta(days=1), "compliance_rate": 0.0, "total_messages": 0},
         {"date": END, "compliance_rate": 25.0, "total_messages": 4}]
+
+
+@pytest.mark.parametrize("reported", [[], [0], [1, 7, 364, 365, 380], list(range(0, 400, 2))])
+def test_the_stored_series_is_the_points_as_orjson_writes_them(reported):
+    days = {END - timedelta(days=i): SpanTally(messages=i + 3, compliant=i, reports=1)
+            for i in reported}
+    assert trend_series(days, END) == dumps(trend_points(days, END))
+    assert trend_series(days, END, 30) == dumps(trend_points(days, END, 30))
 
 
 @pytest.mark.parametrize("count", [1, 2, 30, 365, 400])

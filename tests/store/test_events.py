@@ -4,10 +4,12 @@ from __future__ import annotations
 import datetime
 import logging
 import multiprocessing
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from peewee import OperationalError
 
-from store import event_queries, events, migrations, open_db
+from store import db, event_queries, events, is_postgres, migrations, open_db
 from store.migrations import migrate
 from store.models import Event, Organization
 from tests.factories import make_org
@@ -62,6 +64,61 @@ def test_raising_and_clearing_mark_the_organization_for_the_snapshotter(database
     assert Organization.get_by_id(org.id).dirty_since is None
     events.clear(org.id, ["dns_record_missing:example.com:spf"], LATER)
     assert Organization.get_by_id(org.id).dirty_since == LATER
+
+
+def test_taking_the_mark_waits_for_a_transaction_that_marked_the_organization(database):
+    # A refresh reads the store after taking the mark: a report's transaction that marked an
+    # organization marked already must have committed by then, or the refresh misses it.
+    org = make_org()
+    events.mark_dirty(org.id, NOW)
+    with database.atomic():
+        events.mark_dirty(org.id, LATER)           # the last write of a report's transaction
+        with pytest.raises(OperationalError):
+            in_another_connection(lambda: events.take_dirty(org.id))
+    assert events.take_dirty(org.id) == NOW
+    events.settle_dirty(org.id)
+    assert events.take_dirty(org.id) is None
+    assert events.dirty_orgs() == []
+
+
+def test_a_change_marked_during_a_refresh_keeps_the_organization_dirty_after_it(database):
+    org = make_org()
+    events.mark_dirty(org.id, NOW)
+    assert events.take_dirty(org.id) == NOW
+    events.mark_dirty(org.id, LATER)             # a report stored while the refresh computes
+    events.settle_dirty(org.id)
+    assert Organization.get_by_id(org.id).dirty_since == LATER
+
+
+def test_a_refresh_with_nothing_marked_meanwhile_leaves_the_organization_clean(database):
+    org = make_org()
+    events.mark_dirty(org.id, NOW)
+    events.take_dirty(org.id)
+    assert Organization.get_by_id(org.id).dirty_since == events.REFRESHING
+    events.settle_dirty(org.id)
+    assert Organization.get_by_id(org.id).dirty_since is None
+
+
+def in_another_connection(work):
+    """work() on a connection of its own (another thread's) that waits 0.2 s for a lock."""
+    def run():
+        with db.connection_context(), db.atomic():
+            if is_postgres():
+                db.execute_sql("SET LOCAL lock_timeout = '200ms'")
+            else:
+                db.execute_sql("PRAGMA busy_timeout = 200")
+            return work()
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(run).result()
+
+
+def test_marked_organizations_are_listed_oldest_mark_first(database):
+    first, second, clean = make_org(), make_org(), make_org()
+    events.mark_dirty(second.id, LATER)
+    events.mark_dirty(first.id, NOW)
+    events.mark_dirty(second.id, LATER + datetime.timedelta(hours=1))     # the earliest stays
+    assert events.dirty_orgs() == [first.id, second.id]
+    assert Organization.get_by_id(second.id).dirty_since == LATER
 
 
 def test_open_keys_match_the_prefix_literally(database):

@@ -7,7 +7,8 @@ import pytest
 from peewee import ForeignKeyField, IntegrityError
 
 from store import keys, meter, migrations, open_db, report_copies
-from store.migrations import current_version, latest_version, migrate
+from store.migrations import REPORT_VERSION_INDEX, current_version, latest_version, migrate
+from store.queries import _SQLITE_STAMP
 from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, Member,
                           NotifyChannel, Organization, Record, Report, ReportCopy,
                           SchemaVersion, ScoreHistory, Snapshot, Source, SourceDomain,
@@ -215,15 +216,15 @@ def test_a_store_made_before_version_21_has_its_snapshots_recomputed(empty_datab
     assert Snapshot.get(Snapshot.org == org.id).shape == ""
 
 
-def test_a_store_made_before_version_22_loses_the_indexes_of_sources_totals(empty_database, monkeypatch):
-    migrate_up_to(empty_database, 21, monkeypatch)
+def test_a_store_made_before_version_23_loses_the_indexes_of_sources_totals(empty_database, monkeypatch):
+    migrate_up_to(empty_database, 22, monkeypatch)
     for table, columns in (("source", ("messages", "id")), ("source", ("search_text",)),
                            ("source_domain", ("domain", "messages", "id"))):
         quoted = ", ".join(f'"{column}"' for column in ("org_id", *columns))
         empty_database.execute_sql(       # as version 9 made them
             f'CREATE INDEX "{table}_org_id_{"_".join(columns)}" ON "{table}" ({quoted})')
     assert migrate(empty_database)[0] == (
-        22, "sources' totals updated in place: their sort indexes dropped")
+        23, "sources' totals updated in place: their sort indexes dropped")
     assert indexed(empty_database, "source") == {
         ("org_id", "ip"), ("org_id", "ip_key", "id"), ("org_id", "first_seen", "id"),
         ("org_id", "enriched_at"), ("org_id", "abuse_status")}
@@ -246,15 +247,27 @@ def test_on_postgres_sources_pages_keep_room_for_their_rows_next_versions(databa
 
 
 def test_no_index_of_a_new_store_is_led_by_another_ones_columns(database):
-    """A look-up an index serves, a longer index that begins with its columns serves too."""
+    """A look-up an index serves, a longer index that begins with its columns serves too; but
+    not MAX(rowid), which the report version's index is for."""
     for model in MODELS:
         indexes = [index for index in database.get_indexes(model._meta.table_name)
-                   if not index.unique and all(index.columns)]
+                   if not index.unique and all(index.columns)
+                   and index.name != REPORT_VERSION_INDEX]
         for index in indexes:
             for other in database.get_indexes(model._meta.table_name):
                 longer = len(other.columns) > len(index.columns)
                 assert not (longer and other.columns[:len(index.columns)] == index.columns), (
                     index.name, other.name)
+
+
+def test_from_version_22_the_sqlite_report_version_is_one_index_probe(empty_database,
+                                                                       monkeypatch):
+    migrate_up_to(empty_database, 21, monkeypatch)
+    assert migrate(empty_database)[0] == (22, migrations.described(
+        22, "reports indexed by organization alone for the report version on SQLite"))
+    if "sqlite" in type(empty_database).__name__.lower():
+        plan = empty_database.execute_sql("EXPLAIN QUERY PLAN " + _SQLITE_STAMP, {"org": "x"})
+        assert f"COVERING INDEX {REPORT_VERSION_INDEX} " in plan.fetchone()[-1]
 
 
 def test_from_version_4_sqlite_adds_a_key_rows_change_to_its_organizations_row(empty_database, monkeypatch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ingest.rollups import ReportTally
 from ingest.tls_storing import by_domain, day_sums
 from ingest.tls_report import parse
+from rules.rates import percentage
 from rules.windows import window_days
 from store import report_removal
 from store.models import (DailyRollup, DomainDay, Record, Report, Source, SourceDomain, TlsDay,
@@ -21,7 +22,8 @@ def remove(report: Report) -> None:
     for r in Record.select().where(Record.report == report.id):
         tally.add(r.source_ip, r.count, r.dkim, r.spf, r.classification, r.disposition)
     day = window_days(report.date_begin, report.date_end)[2]
-    report_removal.remove_report(report, day, tally.in_address_order(), tally.dispositions)
+    report_removal.remove_report(report, day, tally.in_address_order(), tally.dispositions,
+                                 percentage)
 
 
 def facts() -> dict:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from rules.authenticity import AUTHENTICITIES
-from store.alert_types import ALERT_TYPES
+from store.event_types import EVENT_TYPES
 from tests.webapp.helpers import get
 
 CATEGORIES = {"verification_state", "alert_type", "alert_severity", "action_item_severity",
@@ -49,7 +49,7 @@ def test_the_values_are_those_the_responses_use(client, key):
 def test_alert_types_are_the_type_tables_and_say_which_can_be_pushed(client, key):
     body = get(client, "/enums", key).get_json()
     assert body["alert_type"] == [{"code": t.code, "label": t.label, "severity": t.severity,
-                                   "deliverable": t.deliverable} for t in ALERT_TYPES]
+                                   "deliverable": t.deliverable} for t in EVENT_TYPES]
 
 
 def test_authenticity_lists_every_value_reports_carry(client, key):

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from prometheus_client.parser import text_string_to_metric_families
 
 import store
-from snapshotter import jobs
+from snapshotter import jobs, refreshes
 from store import job_runs
 from store.clock import to_epoch, utcnow
 from store.models import Domain, Organization
@@ -216,7 +216,7 @@ def test_the_scores_are_the_apis_for_monitored_domains_with_messages(metered, cl
     assert scored == {"acme.example"}
 
 
-def test_the_store_figures_say_how_far_behind_rua_is(metered, clock):
+def test_the_store_figures_say_how_far_behind_rua_is(metered, clock, config):
     clock.now = NOON
     org = make_org(name="Acme")
     make_report(org, "acme.example", received_at=datetime(2025, 6, 1, 11, 0, 0))
@@ -243,7 +243,7 @@ def test_the_store_figures_say_how_far_behind_rua_is(metered, clock):
     assert value(figures, "rua_dns_records", record="spf", status="warning") == 1
     assert value(figures, "rua_sources", enrichment="pending") == 1
     assert value(figures, "rua_sources", enrichment="enriched") == 0
-    jobs.refresh_dirty(NOON)
+    refreshes.refresh_dirty(NOON, config)
     assert value(scrape(metered), "rua_snapshot_lag_seconds", organization="Acme") == 0
 
 

@@ -2,7 +2,7 @@
 writes them), and every /enums category stands somewhere in the document."""
 import json
 
-from store.alert_types import ALERT_TYPES
+from store.event_types import EVENT_TYPES
 from webapp import openapi_enums
 from webapp.enums import catalog
 from webapp.openapi import DOCUMENT
@@ -16,7 +16,7 @@ def test_the_document_holds_the_enumerations_the_registries_give():
 
 def test_every_event_type_is_in_the_events_type_enumeration():
     document = json.loads(DOCUMENT.read_text(encoding="utf-8"))
-    codes = [event_type.code for event_type in ALERT_TYPES]
+    codes = [event_type.code for event_type in EVENT_TYPES]
     assert openapi_enums.at(document, "/components/schemas/Event/properties/type")["enum"] == codes
 
 

@@ -2,6 +2,6 @@
 is rendered from the functions the API answers from, for the same key, so its numbers are the
 API's (docs/dashboard.md)."""
 from webapp.pages import assets, errors, lists, overview, signin  # noqa: F401 - routes join bp
-from webapp.pages.site import bp
+from webapp.pages.site import api_path, bp, refuse_a_shared_path
 
-__all__ = ["bp"]
+__all__ = ["api_path", "bp", "refuse_a_shared_path"]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from flask import current_app, g, request
+from flask import current_app, g, make_response, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.http import HTTP_STATUS_CODES
 
 from store.encoding import loads
 from webapp import connections, errors
-from webapp.pages.site import bp, render
+from webapp.pages.site import api_path, bp, render, secured
 
 # What each error code the pages can meet means to a person; others show their status' name.
 SENTENCES = {
@@ -59,3 +59,18 @@ def page(exc: Exception):
         if name in answer.headers:
             headers[name] = answer.headers[name]
     return html, status, headers
+
+
+def _first_segment(path: str) -> str:
+    return path.split("/")[1]
+
+
+@bp.app_errorhandler(404)
+def not_found(exc: HTTPException):
+    """A path no route has: for a browser (which prefers HTML) outside the API, the pages'
+    "not found" page (a typo like /domainz); beside the API (/api/v2/… for /api/v1) or for a
+    client preferring JSON, the API's 404."""
+    preferred = request.accept_mimetypes.best_match(("application/json", "text/html"))
+    if preferred != "text/html" or _first_segment(request.path) == _first_segment(api_path()):
+        return errors.error_response(404, "route_not_found")
+    return secured(make_response(page(exc)))     # outside the blueprint: its headers added here

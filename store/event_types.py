@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 class EventType:
     """One event type. Deliverable ones can be pushed to e-mail, a webhook or a chat channel;
     the others surface in the app only. An expiring one is cleared 7 days after it was raised
-    (snapshotter/alerts.py), whatever else holds."""
+    (snapshotter/event_refresh.py), whatever else holds."""
     code: str
     label: str
     severity: str
@@ -23,7 +23,7 @@ class EventType:
     expires: bool = False
 
 
-ALERT_TYPES = (
+EVENT_TYPES = (
     EventType("new_sender", "New sending source", "info", True,
               "Never by itself: acknowledge it once handled."),
     EventType("unauthorized_sender", "Unauthorized sender", "critical", True,
@@ -60,29 +60,29 @@ ALERT_TYPES = (
     EventType("quota_near_cap", "API quota nearly spent", "warning", False,
               "The hour has ended (the scheduler's `hour` job closes it)."),
 )
-LABELS = {t.code: t.label for t in ALERT_TYPES}
-SEVERITY = {t.code: t.severity for t in ALERT_TYPES}   # raising looks it up
-DELIVERABLE = tuple(t.code for t in ALERT_TYPES if t.deliverable)
-EXPIRING = tuple(t.code for t in ALERT_TYPES if t.expires)
+LABELS = {t.code: t.label for t in EVENT_TYPES}
+SEVERITY = {t.code: t.severity for t in EVENT_TYPES}   # raising looks it up
+DELIVERABLE = tuple(t.code for t in EVENT_TYPES if t.deliverable)
+EXPIRING = tuple(t.code for t in EVENT_TYPES if t.expires)
 
 
 @dataclass(frozen=True)
-class Condition:
-    """A condition a rule found true, to raise as an event (store/events.py) under its key;
-    its severity is its type's (SEVERITY)."""
+class EventToRaise:
+    """An event a rule found to hold, for store/events.py to raise under its dedupe key unless
+    one is open; its severity is its type's (SEVERITY)."""
     type: str
     key: str
     title: str
     detail: str
     link: str | None = None
-    domain: str = ""           # "" for an organization-wide condition
+    domain: str = ""           # "" for an organization-wide event
 
 
 @dataclass
 class Outcome:
-    """What a rule pass found: conditions to raise, and dedupe keys to clear (closed before
+    """What a rule pass found: events to raise, and dedupe keys to clear (closed before
     anything is raised, so a key cleared and raised again opens a new event)."""
-    raised: list[Condition] = field(default_factory=list)
+    raised: list[EventToRaise] = field(default_factory=list)
     cleared: list[str] = field(default_factory=list)
 
     def add(self, other: "Outcome") -> "Outcome":

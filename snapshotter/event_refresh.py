@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from rules.snapshot_facts import OrgFacts
 from snapshotter import conditions, tls
 from store import events
-from store.alert_types import EXPIRING, Outcome
+from store.event_types import EXPIRING, Outcome
 from store.clock import to_epoch
 from store.models import Event, Report
 

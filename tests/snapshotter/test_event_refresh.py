@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from snapshotter import conditions, jobs
+from snapshotter import conditions, jobs, refreshes
 from store import events, snapshots, usage
 from store.clock import to_epoch
 from store.encoding import loads
@@ -153,15 +153,15 @@ def test_parse_warnings_are_one_event_per_reporter_domain_and_day(database):
     assert len(open_events(org, "report_parse_warnings")) == 1
 
 
-def test_quota_near_cap_clears_when_its_hour_ends(database):
+def test_quota_near_cap_clears_when_its_hour_ends(database, config):
     org = make_org()
     hour = to_epoch(NOW) - to_epoch(NOW) % 3600
     assert usage.record_near_cap(org.id, hour + 600, 1000) is True
     refresh(org, NOW)
     assert blob(org, "overview")["action_items_summary"]["total_pending"] == 1
-    jobs.hour_started(NOW.replace(minute=59))
+    refreshes.hour_started(NOW.replace(minute=59), config)
     assert len(open_events(org, "quota_near_cap")) == 1
-    jobs.hour_started(NOW.replace(minute=0) + timedelta(hours=1))
+    refreshes.hour_started(NOW.replace(minute=0) + timedelta(hours=1), config)
     assert open_events(org, "quota_near_cap") == []
     assert blob(org, "overview")["action_items_summary"]["total_pending"] == 0
 
@@ -221,6 +221,6 @@ def test_an_acknowledged_event_leaves_the_items_and_the_refresh_settles_the_org(
 def test_docs_alerts_says_how_far_back_parse_warnings_look():
     import pathlib
 
-    from snapshotter.alerts import WARNINGS_HORIZON_DAYS
+    from snapshotter.event_refresh import WARNINGS_HORIZON_DAYS
     page = pathlib.Path(__file__).resolve().parents[2] / "docs" / "alerts.md"
     assert f"in the last {WARNINGS_HORIZON_DAYS} days are looked at" in page.read_text()
