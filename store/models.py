@@ -355,7 +355,7 @@ class Source(BaseModel):
     ip_key = CharField(max_length=66, default="")
     spellings = JSONField(null=True)           # other texts reports gave the address (records')
     # What GET /sources?search= matches, lower case: the address, its domains, PTR and service
-    # (store/addresses.py writes it); its index is scanned without reading the rows.
+    # (store/addresses.py writes it).
     search_text = CharField(max_length=1000, default="")
     first_seen = DateTimeField()               # begin of the earliest report window
     last_seen = DateTimeField()                # end of the latest report window

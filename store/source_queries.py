@@ -69,8 +69,7 @@ def _query(org_id: str, wanted: SourceFilter, counting: bool = False):
             SourceDomain.spf_fail + SourceDomain.dkim_fail)
         cond &= (failures > 0) if wanted.has_failures else (failures == 0)
     if wanted.search:
-        # contains() is a case-insensitive LIKE with the term's wildcards escaped; the search
-        # text's index is scanned without reading the rows.
+        # contains() is a case-insensitive LIKE with the term's wildcards escaped.
         cond &= Source.search_text.contains(wanted.search.lower())
     return query.where(cond), table
 
