@@ -386,15 +386,13 @@ class Source(BaseModel):
     enriched_at = DateTimeField(null=True)
 
     class Meta:
-        # Only columns a report rarely changes are indexed, so ingest rewrites a report's
-        # sources in place (a HOT update on Postgres, which leaves every index alone);
-        # /sources sorts and searches an organization's rows by the others without an index.
+        # Only columns a report rarely changes; the sorts' indexes, which differ by database,
+        # are made by store/migrations.py (SOURCE_SORT_INDEXES).
         indexes = (
             (("org", "ip"), True),
             (("org", "ip_key", "id"), False),
             (("org", "first_seen", "id"), False),
             (("org", "enriched_at"), False),
-            (("org", "abuse_status"), False),
         )
 
 
@@ -416,9 +414,9 @@ class SourceDomain(BaseModel):
     reports = IntegerField(default=0)          # reports that contributed: 1 on the first
 
     class Meta:
-        # (org, ip, domain) holds a source's domains (covering); (org, domain) a domain's
-        # sources. The totals have no index, so ingest updates them in place, as Source's.
-        indexes = ((("org", "ip", "domain"), True), (("org", "domain"), False))
+        # (org, ip, domain) holds a source's domains (covering); a domain's sources are indexed
+        # as Source's sorts are (store/migrations.py, SOURCE_SORT_INDEXES).
+        indexes = ((("org", "ip", "domain"), True),)
 
 
 class Event(BaseModel):

@@ -1,8 +1,9 @@
 """Read queries of GET /sources and /sources/{ip}, scoped to one organization.
 
 The list reads Source rows (their totals kept by ingest), or with a domain filter that domain's
-SourceDomain rows beside their Source; every sort ends with the row id. The totals have no index
-(ingest changes them with every report), so their sorts order the organization's rows.
+SourceDomain rows beside their Source; every sort ends with the row id. SQLite has an index per
+sort; Postgres leaves the totals ingest changes with every report unindexed, so there their sorts
+order the organization's rows (store/migrations.py, SOURCE_SORT_INDEXES).
 """
 from __future__ import annotations
 
