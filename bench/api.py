@@ -128,7 +128,9 @@ class Gunicorn:
         # The access log (stdout) is kept on, as deployed; it goes nowhere here.
         # bench/ holds this checkout's app variants; another checkout's bench scripts (ingest.py,
         # sources.py, dns.py) would shadow the packages of the same name, so it is left out.
-        bench = ["--pythonpath", "bench"] if self.root == ROOT else []
+        # rua's own app (wsgi:app) needs none of them, and its ingest package would be shadowed.
+        ours = self.root == ROOT and not self.app_spec.startswith("wsgi:")
+        bench = ["--pythonpath", "bench"] if ours else []
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", str(CONF), *bench, self.app_spec],
             cwd=self.root, env=env,

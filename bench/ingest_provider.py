@@ -12,7 +12,9 @@ pg_stat_database before and after, with transactions, tuples and blocks per repo
 routing look-up costs, and each table's index size against its table size. --scale 0.1 is 20
 organizations (500 domains); --routing-only builds the organizations and domains and times
 routing alone (--scale 10: 50,000 domains). The floor printed beside them: parsing alone and an
-empty transaction, which any design pays per report.
+empty transaction, which any design pays per report. Then the sizes of `source`'s indexes, and
+per table how many updates were HOT (in place, no index touched) and what autovacuum did: say
+whether the server runs it (Postgres ships with it on).
 """
 from __future__ import annotations
 
@@ -132,6 +134,32 @@ def sizes(url: str) -> list[tuple[str, int, int]]:
             "SELECT relname, pg_table_size(oid), pg_indexes_size(oid) FROM pg_class "
             "WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace "
             "ORDER BY pg_total_relation_size(oid) DESC").fetchall()
+    database.close_all()
+    return rows
+
+
+def updates(url: str) -> tuple[str, list[tuple]]:
+    """The server's autovacuum setting, and per table written to: (table, rows updated, of them
+    HOT, dead rows now, autovacuum runs), most updated first."""
+    from store import open_db
+    database = open_db(url)
+    with database.connection_context():
+        autovacuum = database.execute_sql("SHOW autovacuum").fetchone()[0]
+        rows = database.execute_sql(
+            "SELECT relname, n_tup_upd, n_tup_hot_upd, n_dead_tup, autovacuum_count "
+            "FROM pg_stat_user_tables WHERE n_tup_upd > 0 ORDER BY n_tup_upd DESC").fetchall()
+    database.close_all()
+    return autovacuum, rows
+
+
+def index_sizes(url: str, table: str) -> list[tuple[str, int]]:
+    """(index, bytes) of one table's indexes, largest first."""
+    from store import open_db
+    database = open_db(url)
+    with database.connection_context():
+        rows = database.execute_sql(
+            "SELECT indexrelname, pg_relation_size(indexrelid) FROM pg_stat_user_indexes "
+            "WHERE relname = %s ORDER BY 2 DESC", (table,)).fetchall()
     database.close_all()
     return rows
 
@@ -267,6 +295,13 @@ def main() -> None:
     for name, table, index in rows[:8]:
         print(f"  {name:16}{table / 2**20:9.1f} MB table{index / 2**20:9.1f} MB indexes"
               f"{index / max(table, 1):7.2f}")
+    print("  source's indexes: " + ", ".join(
+        f"{name} {size / 2**20:.1f}" for name, size in index_sizes(url, "source")))
+    autovacuum, written = updates(url)
+    print(f"\nupdates (the server's autovacuum: {autovacuum}):")
+    for name, updated, hot, dead, vacuums in written[:5]:
+        print(f"  {name:16}{updated:10,.0f} updated, {hot / max(updated, 1):4.0%} HOT, "
+              f"{dead:9,.0f} dead rows now, {vacuums} autovacuum runs")
 
 
 if __name__ == "__main__":

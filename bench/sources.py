@@ -8,12 +8,21 @@ so the figure is the server's own time per request. Queries are measured in inte
 with the filter's total remembered (as a client paging through it meets it) and counted anew.
 Goal: p50 under 25 ms for the default sort, a filter and a search.
 
+With --provider URL it measures instead a provider's store over HTTP: the Postgres database
+bench/ingest_provider.py filled (200 organizations x 25 domains, a day's load, left as it was),
+served by gunicorn under deploy/gunicorn.conf.py and loaded by wrk as bench/api.py does, with 10
+keys per organization rotating: /sources (default sort), its other sorts and filters, and
+/reports?limit=50 beside them as the other routes' baseline. Goal: /sources at least 1,000
+requests/s with p99 under 50 ms at 16 connections.
+
 Run: .venv/bin/python bench/sources.py [--ips 100000] [--rounds 20] [--database-url URL]
+     .venv/bin/python bench/sources.py --provider URL [--duration 10] [--connections 16]
 """
 from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import pathlib
 import random
 import statistics
@@ -82,12 +91,64 @@ def generate(org_id: str, count: int, domains: int = 20) -> None:
                 model.insert_many(values[i:i + 2000], fields=fields).execute()
 
 
+PROVIDER_TARGETS = {
+    "/reports?limit=50 (baseline)": ["/reports?limit=50"],
+    "/sources": ["/sources"],
+    "/sources, other sorts and filters": [
+        "/sources?sort_by=compliance&sort_dir=asc", "/sources?sort_by=last_seen",
+        "/sources?sort_by=auth_failures", "/sources?has_failures=true",
+        "/sources?reputation=unknown", "/sources?search=d1.", "/sources?sort_by=source_ip"],
+}
+
+
+def provider_keys(url: str, per_org: int = 10) -> list[str]:
+    """per_org read keys of every organization of the store, made now."""
+    from store.models import Organization
+    from tests.factories import make_key, make_member
+    database = open_db(url)
+    run = int(time.time())
+    with database.connection_context():
+        members = [make_member(org, email=f"bench-{run}@example.com")
+                   for org in Organization.select()]
+        keys = [make_key(member.org, member=member)[1]
+                for member in members for _ in range(per_org)]
+    database.close_all()
+    random.Random(5).shuffle(keys)
+    return keys
+
+
+def provider(url: str, duration: int, connections: int) -> None:
+    """wrk against gunicorn on a provider's store; prints req/s, p50 and p99 per target."""
+    from bench.api import OUT, Gunicorn, check_answers, ensure_wrk, run_wrk
+    OUT.mkdir(parents=True, exist_ok=True)            # gunicorn's lock folder
+    wrk, keys = ensure_wrk(), provider_keys(url)
+    print(f"{len(keys):,} keys; wrk -t2 -c{connections} -d{duration}s against gunicorn "
+          f"(deploy/gunicorn.conf.py), load average {os.getloadavg()[0]:.1f}")
+    print(f"  {'target':<40} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}")
+    for label, paths in PROVIDER_TARGETS.items():
+        paths = ["/api/v1" + path for path in paths]
+        with Gunicorn("wsgi:app", url) as server:
+            check_answers(server.url, paths, keys[0])
+            run_wrk(wrk, server.url, paths, keys, 2, connections, 2)       # warm-up
+            f = run_wrk(wrk, server.url, paths, keys, duration, connections, 2)
+        print(f"  {label:<40} {f['rps']:>8,.0f} {f['p50_us'] / 1000:>8.2f} "
+              f"{f['p99_us'] / 1000:>8.2f} {f['non2xx'] + f['errors']:>8}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ips", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--database-url", default="")
+    parser.add_argument("--provider", default="",
+                        help="a Postgres database bench/ingest_provider.py filled: measure "
+                             "/sources over HTTP there instead")
+    parser.add_argument("--duration", type=int, default=10, help="--provider: seconds a target")
+    parser.add_argument("--connections", type=int, default=16, help="--provider: wrk's")
     args = parser.parse_args()
+    if args.provider:
+        provider(args.provider, args.duration, args.connections)
+        return
     folder = tempfile.mkdtemp(prefix="rua-bench-sources-")
     url = args.database_url or f"sqlite:///{folder}/rua.db"
     config = Config(database_url=url, lock_dir=folder, offline=True)

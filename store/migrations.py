@@ -18,7 +18,9 @@ keeps the pages' sign-in sessions; version 18 has reports and kept copies say wh
 proves of their origin (DKIM); version 19 keeps the sending addresses of reports whose records
 were pruned; version 20 writes monitored names with IDNA labels by IDNA 2008, saying what it
 changed; version 21 has snapshots carry the version of their body's shape; version 22 gives
-SQLite's reports back an (org_id) index, for the report version. Once a release has shipped,
+SQLite's reports back an (org_id) index, for the report version; version 23 keeps sources'
+sort indexes on SQLite and drops those over their totals on Postgres, so ingest updates them in
+place there. Once a release has shipped,
 never edit an applied migration: add the next one (playhouse.migrate's add_column and
 friends), so an existing database is upgraded in place without losing data.
 """
@@ -378,6 +380,47 @@ def _report_version_index(database):
                              'ON "report" ("org_id")')
 
 
+# The indexes /sources sorts, filters and searches by, on each database: their name and columns.
+# SQLite rewrites only the index entries whose columns an update changed and leaves no dead row
+# versions, so it keeps one per sort (as version 9 made them). On Postgres an update that changes
+# any indexed column writes a new entry in every index of the table and leaves the old one to
+# vacuum; there the totals a report changes go unindexed, so its sources are updated in place
+# (HOT) on pages kept partly free for it.
+SOURCE_SORT_INDEXES = {
+    "sqlite": {
+        "source_org_id_messages_id": ("source", ("org_id", "messages", "id")),
+        "source_org_id_last_seen_id": ("source", ("org_id", "last_seen", "id")),
+        "source_org_id_compliance_rate_id": ("source", ("org_id", "compliance_rate", "id")),
+        "source_org_id_auth_failures_id": ("source", ("org_id", "auth_failures", "id")),
+        "source_org_id_domain_count_id": ("source", ("org_id", "domain_count", "id")),
+        "source_org_id_abuse_status_messages_id":
+            ("source", ("org_id", "abuse_status", "messages", "id")),
+        "source_org_id_search_text": ("source", ("org_id", "search_text")),
+        "source_domain_org_id_domain_messages_id":
+            ("source_domain", ("org_id", "domain", "messages", "id")),
+    },
+    "postgres": {
+        "source_org_id_abuse_status": ("source", ("org_id", "abuse_status")),
+        "source_domain_org_id_domain": ("source_domain", ("org_id", "domain")),
+    },
+}
+SOURCE_FILLFACTOR = 80     # room on each page for a row's next version beside it
+
+
+def _source_sort_indexes(database):
+    """Each database gets the sources' sort indexes SOURCE_SORT_INDEXES gives it, and loses the
+    other's; on Postgres sources' pages keep room for their rows' next versions."""
+    here, other = ("postgres", "sqlite") if is_postgres() else ("sqlite", "postgres")
+    for name in SOURCE_SORT_INDEXES[other]:
+        database.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
+    for name, (table, columns) in SOURCE_SORT_INDEXES[here].items():
+        quoted = ", ".join(f'"{column}"' for column in columns)
+        database.execute_sql(f'CREATE INDEX IF NOT EXISTS "{name}" ON "{table}" ({quoted})')
+    if is_postgres():
+        for table in ("source", "source_domain"):
+            database.execute_sql(f'ALTER TABLE "{table}" SET (fillfactor = {SOURCE_FILLFACTOR})')
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -409,6 +452,8 @@ MIGRATIONS = [
     (21, "snapshots carry the version of their body's shape", _snapshot_shapes),
     (22, "reports indexed by organization alone for the report version on SQLite",
      _report_version_index),
+    (23, "sources' sort indexes by database: on Postgres their totals updated in place",
+     _source_sort_indexes),
 ]
 
 

@@ -355,7 +355,7 @@ class Source(BaseModel):
     ip_key = CharField(max_length=66, default="")
     spellings = JSONField(null=True)           # other texts reports gave the address (records')
     # What GET /sources?search= matches, lower case: the address, its domains, PTR and service
-    # (store/addresses.py writes it); its index is scanned without reading the rows.
+    # (store/addresses.py writes it).
     search_text = CharField(max_length=1000, default="")
     first_seen = DateTimeField()               # begin of the earliest report window
     last_seen = DateTimeField()                # end of the latest report window
@@ -386,18 +386,13 @@ class Source(BaseModel):
     enriched_at = DateTimeField(null=True)
 
     class Meta:
+        # Only columns a report rarely changes; the sorts' indexes, which differ by database,
+        # are made by store/migrations.py (SOURCE_SORT_INDEXES).
         indexes = (
             (("org", "ip"), True),
-            (("org", "messages", "id"), False),
             (("org", "ip_key", "id"), False),
             (("org", "first_seen", "id"), False),
-            (("org", "last_seen", "id"), False),
-            (("org", "compliance_rate", "id"), False),
-            (("org", "auth_failures", "id"), False),
-            (("org", "domain_count", "id"), False),
             (("org", "enriched_at"), False),
-            (("org", "abuse_status", "messages", "id"), False),
-            (("org", "search_text"), False),
         )
 
 
@@ -419,9 +414,9 @@ class SourceDomain(BaseModel):
     reports = IntegerField(default=0)          # reports that contributed: 1 on the first
 
     class Meta:
-        # (org, ip, domain) holds a source's domains (covering); (org, domain, ...) a domain's
-        # sources, busiest first.
-        indexes = ((("org", "ip", "domain"), True), (("org", "domain", "messages", "id"), False))
+        # (org, ip, domain) holds a source's domains (covering); a domain's sources are indexed
+        # as Source's sorts are (store/migrations.py, SOURCE_SORT_INDEXES).
+        indexes = ((("org", "ip", "domain"), True),)
 
 
 class Event(BaseModel):

@@ -1,8 +1,9 @@
 """Read queries of GET /sources and /sources/{ip}, scoped to one organization.
 
 The list reads Source rows (their totals kept by ingest), or with a domain filter that domain's
-SourceDomain rows beside their Source; every sort has an index on the organization's Source
-rows and ends with the row id.
+SourceDomain rows beside their Source; every sort ends with the row id. SQLite has an index per
+sort; Postgres leaves the totals ingest changes with every report unindexed, so there their sorts
+order the organization's rows (store/migrations.py, SOURCE_SORT_INDEXES).
 """
 from __future__ import annotations
 
@@ -69,8 +70,7 @@ def _query(org_id: str, wanted: SourceFilter, counting: bool = False):
             SourceDomain.spf_fail + SourceDomain.dkim_fail)
         cond &= (failures > 0) if wanted.has_failures else (failures == 0)
     if wanted.search:
-        # contains() is a case-insensitive LIKE with the term's wildcards escaped; the search
-        # text's index is scanned without reading the rows.
+        # contains() is a case-insensitive LIKE with the term's wildcards escaped.
         cond &= Source.search_text.contains(wanted.search.lower())
     return query.where(cond), table
 
@@ -80,7 +80,7 @@ def source_rows(org_id: str, wanted: SourceFilter, limit: int, offset: int) -> l
     query, table = _query(org_id, wanted)
     query = query.select(*ROW_FIELDS, *_figures(table))
     key = _sort_key(wanted, table)
-    # The tie-break is the id of the rows paged over, so the sort's index serves the page.
+    # The tie-break is the id of the rows paged over, so an index on the sort serves the page.
     order = ((key.desc(), table.id.desc()) if wanted.descending
              else (key.asc(), table.id.asc()))
     return list(query.order_by(*order).limit(limit).offset(offset).tuples())

@@ -216,6 +216,48 @@ def test_a_store_made_before_version_21_has_its_snapshots_recomputed(empty_datab
     assert Snapshot.get(Snapshot.org == org.id).shape == ""
 
 
+def test_from_version_23_sources_are_sorted_by_indexes_of_their_database(empty_database,
+                                                                          monkeypatch):
+    """SQLite keeps an index per sort; Postgres leaves the totals a report changes unindexed, so
+    a source's next report updates it in place."""
+    migrate_up_to(empty_database, 22, monkeypatch)
+    for table, columns in (("source", ("messages", "id")), ("source", ("search_text",)),
+                           ("source_domain", ("domain", "messages", "id"))):
+        quoted = ", ".join(f'"{column}"' for column in ("org_id", *columns))
+        empty_database.execute_sql(       # as version 9 made them
+            f'CREATE INDEX "{table}_org_id_{"_".join(columns)}" ON "{table}" ({quoted})')
+    assert migrate(empty_database)[0] == (23, migrations.described(
+        23, "sources' sort indexes by database: on Postgres their totals updated in place"))
+    kept = {("org_id", "ip"), ("org_id", "ip_key", "id"), ("org_id", "first_seen", "id"),
+            ("org_id", "enriched_at")}
+    if "postgres" in type(empty_database).__name__.lower():
+        assert indexed(empty_database, "source") == kept | {("org_id", "abuse_status")}
+        assert indexed(empty_database, "source_domain") == {("org_id", "ip", "domain"),
+                                                            ("org_id", "domain")}
+    else:
+        assert indexed(empty_database, "source") == kept | {
+            ("org_id", "messages", "id"), ("org_id", "last_seen", "id"),
+            ("org_id", "compliance_rate", "id"), ("org_id", "auth_failures", "id"),
+            ("org_id", "domain_count", "id"), ("org_id", "abuse_status", "messages", "id"),
+            ("org_id", "search_text")}
+        assert indexed(empty_database, "source_domain") == {
+            ("org_id", "ip", "domain"), ("org_id", "domain", "messages", "id")}
+
+
+def indexed(database, table: str) -> set[tuple]:
+    """The columns of each of the table's indexes but its primary key's."""
+    return {tuple(index.columns) for index in database.get_indexes(table)} - {("id",)}
+
+
+@pytest.mark.parametrize("table", ["source", "source_domain"])
+def test_on_postgres_sources_pages_keep_room_for_their_rows_next_versions(database, table):
+    if "postgres" not in type(database).__name__.lower():
+        pytest.skip("a storage parameter of Postgres")
+    options = database.execute_sql(
+        "SELECT reloptions FROM pg_class WHERE relname = %s", (table,)).fetchone()[0]
+    assert options == [f"fillfactor={migrations.SOURCE_FILLFACTOR}"]
+
+
 def test_no_index_of_a_new_store_is_led_by_another_ones_columns(database):
     """A look-up an index serves, a longer index that begins with its columns serves too; but
     not MAX(rowid), which the report version's index is for."""
@@ -233,8 +275,8 @@ def test_no_index_of_a_new_store_is_led_by_another_ones_columns(database):
 def test_from_version_22_the_sqlite_report_version_is_one_index_probe(empty_database,
                                                                        monkeypatch):
     migrate_up_to(empty_database, 21, monkeypatch)
-    assert migrate(empty_database) == [(22, migrations.described(
-        22, "reports indexed by organization alone for the report version on SQLite"))]
+    assert migrate(empty_database)[0] == (22, migrations.described(
+        22, "reports indexed by organization alone for the report version on SQLite"))
     if "sqlite" in type(empty_database).__name__.lower():
         plan = empty_database.execute_sql("EXPLAIN QUERY PLAN " + _SQLITE_STAMP, {"org": "x"})
         assert f"COVERING INDEX {REPORT_VERSION_INDEX} " in plan.fetchone()[-1]
