@@ -11,6 +11,8 @@ import time
 
 import psycopg2
 
+from tests.servers import children
+
 RESTART_SECONDS = 0.1          # systemd's RestartSec default
 
 
@@ -71,7 +73,7 @@ class Service:
     def pids(self) -> list[int]:
         """The process and its children (gunicorn's workers)."""
         pid = self.process.pid
-        return [pid, *_children(pid)]
+        return [pid, *children(pid)]
 
     def rss(self) -> int:
         """Resident bytes of the process and its children."""
@@ -88,24 +90,10 @@ class Service:
         for raw in process.stdout:
             line = raw.decode(errors="replace").rstrip("\n")
             self.lines.append((time.time(), line))
-            self.log.write(line + "\n")
+            self.log.write(f"{self.lines[-1][0]:.3f} {line}\n")
         code = process.wait()
         self.exits.append((time.time(), code))
         if not self._stopping:
             time.sleep(RESTART_SECONDS)
             if not self._stopping:
                 self.start()
-
-
-def _children(parent: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as stream:
-                    fields = stream.read().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == parent:
-                found.append(int(entry))
-    return found

@@ -32,7 +32,7 @@ sys.path[0] = str(ROOT)
 
 import trustme  # noqa: E402
 
-from bench import provider_checks, provider_faults  # noqa: E402
+from bench import ingest_provider, provider_checks, provider_faults  # noqa: E402
 from bench.provider_cluster import Service  # noqa: E402
 from bench.provider_mail import Mailer, organizations  # noqa: E402
 from bench.provider_traffic import Feeder, Mailbox, Readers, Seen, Watcher  # noqa: E402
@@ -45,21 +45,17 @@ SETTLE_SECONDS = 150           # after the feed stops: the last mail fetched and
 
 
 def build_store(url: str, orgs) -> dict[str, list[str]]:
-    """Migrate the store, add the organizations (team plan: metered), their domains and keys."""
+    """ingest_provider's store (the organizations and their domains), each organization on the
+    team plan (metered) with its keys; organization name -> keys."""
     from store import open_db
-    from store.migrations import migrate
-    from store.models import Domain, Organization
+    from store.models import Organization
     from tests.factories import make_key
+    ingest_provider.build_store(url, orgs)
     database = open_db(url)
-    keys: dict[str, list[str]] = {}
-    with database.connection_context():
-        migrate(database)
-        with database.atomic():
-            for name, domains in orgs:
-                org = Organization.create(name=name, plan="team")
-                Domain.insert_many([{"org": org.id, "name": d, "source": "manual"}
-                                    for d in domains]).execute()
-                keys[name] = [make_key(org, role="admin")[1] for _ in range(KEYS_PER_ORG)]
+    with database.connection_context(), database.atomic():
+        Organization.update(plan="team").execute()
+        keys = {org.name: [make_key(org, role="admin")[1] for _ in range(KEYS_PER_ORG)]
+                for org in Organization.select()}
     database.close_all()
     return keys
 
@@ -170,14 +166,14 @@ def day(args, work, postgres, url, procs, hosts, keys, orgs, mailer, mail) -> di
 
 def settle(mailbox, watcher, feeder, faults, procs) -> None:
     """Until the mailbox is empty, every report sent is listed and summarized, and each
-    scheduler has run a job since Postgres restarted (or the settling time is up)."""
-    up_at = next(f["up_at"] for f in faults.done if f["fault"] == "restart_postgres")
+    scheduler and fetcher has had a session since Postgres restarted (or the settling time is
+    up)."""
     deadline = time.monotonic() + SETTLE_SECONDS
     while time.monotonic() < deadline:
         done = all(item in watcher.listed and (sent.kind == "tls" or item in watcher.summarized)
                    for item, (_, sent) in list(feeder.sent.items()))
-        ran = all(provider_checks.worked_since(procs[name], up_at) is not None
-                  for name in procs if name.startswith("scheduler-"))
+        ran = all(name in faults.reconnected.first for name in procs
+                  if not name.startswith("host-"))
         if done and ran and mailbox.waiting() == 0:
             return
         time.sleep(1)

@@ -15,6 +15,7 @@ FAULTS = ((0.2, "kill_fetcher"), (0.35, "kill_scheduler"), (0.5, "restart_postgr
           (0.7, "slow_postgres"))
 HOLDER_WAIT = 90               # seconds to wait for a process in the middle of its work
 APART = 15                     # seconds at least between faults: a killed process is back
+RECONNECT_WAIT = 90            # a scheduler reconnects at its next job: within a minute
 SLOW_TABLE, SLOW_SECONDS = "report", 10
 NAMESPACE = 0x72756100 >> 1    # store/locks.py's first key of every rua advisory lock
 
@@ -28,6 +29,7 @@ class Schedule:
         self.seen = seen
         self.seconds = seconds
         self.done: list[dict] = []
+        self.reconnected: Reconnected | None = None
 
     def run(self, began: float) -> None:
         ended = began
@@ -78,6 +80,8 @@ class Schedule:
         time.sleep(2)
         self.postgres.start()
         up_at = self.postgres.wait_answering()
+        self.reconnected = Reconnected(self.url, up_at)
+        self.reconnected.start()
         for probe in probes:
             probe.up_at = up_at
             probe.join(timeout=60)
@@ -99,6 +103,29 @@ def _holder(connection, prefix: str) -> str | None:
             "AND a.application_name LIKE %s", (NAMESPACE, prefix + "%"))
         row = cursor.fetchone()
     return row[0] if row else None
+
+
+class Reconnected(threading.Thread):
+    """When each process first has a session of Postgres again after the restart (its
+    application_name is its service's name), looked at every 100 ms for RECONNECT_WAIT s."""
+
+    def __init__(self, url: str, up_at: float):
+        super().__init__(daemon=True)
+        self.url, self.up_at = url, up_at
+        self.first: dict[str, float] = {}
+
+    def run(self) -> None:
+        connection = psycopg2.connect(self.url)
+        connection.autocommit = True
+        deadline = time.monotonic() + RECONNECT_WAIT
+        with connection.cursor() as cursor:
+            while time.monotonic() < deadline:
+                cursor.execute("SELECT DISTINCT application_name FROM pg_stat_activity "
+                               "WHERE application_name ~ '^(host|fetcher|scheduler)-'")
+                for (name,) in cursor.fetchall():
+                    self.first.setdefault(name, time.time() - self.up_at)
+                time.sleep(0.1)
+        connection.close()
 
 
 class Probe(threading.Thread):

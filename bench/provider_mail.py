@@ -82,7 +82,8 @@ class Mailer:
                                      content_type="application/gzip",
                                      name=f"{report.reporter.host}!{domain}!{report_id}.xml.gz",
                                      subject=f"Report domain: {domain} Report-ID: {report_id}")
-            yield Sent("dmarc", org, domain, report_id, report.messages, self._sign(sender, message))
+            raw = self._sign(sender, message)
+            yield Sent("dmarc", org, domain, report_id, report.messages, raw)
 
     def _tls(self, day, org, domain, round_number) -> Sent:
         name, data = self.tls[(day.toordinal() * 2) % len(self.tls)]

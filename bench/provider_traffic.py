@@ -17,8 +17,8 @@ from imapclient import IMAPClient
 
 from bench.provider_mail import Mailer, Sent, conflicting_copy
 
-DUPLICATE_EVERY, CONFLICT_EVERY = 20, 25       # one append in 20 a copy, one in 25 a conflict
-CONFLICT_AFTER = 60                            # seconds: conflicting copies of stored reports
+# One append in 20 an exact copy; one in 25 a conflicting copy of a report already stored.
+DUPLICATE_EVERY, CONFLICT_EVERY = 20, 25
 # The watcher looks at a waiting organization at most this often, with its own key and at most
 # HEALTH_LOOKS domains a look, so it stays under the abuse control (50 requests a key in 10 s).
 LOOK_EVERY, HEALTH_LOOKS = 2.0, 5
@@ -48,7 +48,9 @@ class Feeder(threading.Thread):
         super().__init__(daemon=True)
         self.mailbox, self.mailer, self.rate = mailbox, mailer, rate
         self.sent: dict[tuple, tuple[float, Sent]] = {}
-        self.duplicates = self.conflicts = 0
+        self.listed: dict[tuple, float] = {}        # the watcher's: stored reports
+        self.conflicted: set[tuple] = set()         # reports sent again with other content
+        self.duplicates = 0
         self.stopping = threading.Event()
 
     def run(self) -> None:
@@ -69,11 +71,12 @@ class Feeder(threading.Thread):
 
     def _next(self, count: int, reports) -> tuple[bytes, Sent | None]:
         """The next message and the report it newly sends (None for a copy)."""
-        old = [s for t, s in self.sent.values() if time.time() - t > CONFLICT_AFTER]
-        if old and count % CONFLICT_EVERY == 0:
-            original = random.choice([s for s in old if s.kind == "dmarc"])
-            self.conflicts += 1
-            return conflicting_copy(original, self.mailer), None
+        stored = [item for item in list(self.listed) if item[0] == "dmarc"
+                  and item not in self.conflicted]
+        if stored and count % CONFLICT_EVERY == 0:
+            item = random.choice(stored)
+            self.conflicted.add(item)
+            return conflicting_copy(self.sent[item][1], self.mailer), None
         if self.sent and count % DUPLICATE_EVERY == 0:
             self.duplicates += 1
             return random.choice(list(self.sent.values()))[1].raw, None
@@ -149,7 +152,8 @@ class Readers(threading.Thread):
             if delay > 0:
                 time.sleep(delay)
             org = rng.choice(list(self.keys))
-            key = self.keys[org][turn[org] % (len(self.keys[org]) - 1)]     # the last: the watcher's
+            readers_keys = self.keys[org][:-1]          # the last is the watcher's
+            key = readers_keys[turn[org] % len(readers_keys)]
             turn[org] += 1
             route = ROUTES[count % len(ROUTES)]
             path = route.format(domain=rng.choice(self.domains[org]),
@@ -176,7 +180,7 @@ class Watcher(threading.Thread):
     def __init__(self, hosts, keys, feeder: Feeder, seen: Seen):
         super().__init__(daemon=True)
         self.hosts, self.keys, self.feeder, self.seen = hosts, keys, feeder, seen
-        self.listed: dict[tuple, float] = {}       # (kind, domain, report id) -> seen at
+        self.listed = feeder.listed                # (kind, domain, report id) -> seen at
         self.summarized: dict[tuple, float] = {}   # the same, in the overview and the health
         self.stopping = threading.Event()
 

@@ -51,6 +51,9 @@ def unreachable_errors() -> tuple[type[Exception], ...]:
 def reconnect(database, pause: float = 0.5) -> None:
     """For a command that outlives a store restart: drop the connection that failed and wait
     until a new one answers, trying every `pause` seconds."""
+    # The connection contexts open around the caller (open_store's) outlive the connection:
+    # peewee forgets them on close(), and their exits would then find none to leave.
+    contexts = list(database._state.ctx)
     while True:
         try:
             database.close()            # pooled: a broken connection is discarded
@@ -59,6 +62,7 @@ def reconnect(database, pause: float = 0.5) -> None:
         try:
             database.connect(reuse_if_open=True)
             database.execute_sql("SELECT 1")
+            database._state.ctx = contexts
             return
         except unreachable_errors():
             time.sleep(pause)

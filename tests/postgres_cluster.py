@@ -34,7 +34,7 @@ class Postgres:
         if os.getuid() == 0:
             user = pwd.getpwnam("postgres")
             os.chown(self.folder, user.pw_uid, user.pw_gid)
-        subprocess.run(as_postgres([_binary("initdb"), "-D", str(self.data), "-U", "postgres",
+        subprocess.run(as_postgres([binary("initdb"), "-D", str(self.data), "-U", "postgres",
                                     "--auth=trust", "-E", "UTF8", "--no-sync"]),
                        check=True, capture_output=True, cwd="/")
         with open(self.data / "postgresql.conf", "a") as conf:
@@ -79,11 +79,11 @@ class Postgres:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def _pg_ctl(self, *args: str) -> None:
-        subprocess.run(as_postgres([_binary("pg_ctl"), "-D", str(self.data), *args]),
+        subprocess.run(as_postgres([binary("pg_ctl"), "-D", str(self.data), *args]),
                        check=True, capture_output=True, cwd="/")
 
 
-def _binary(name: str) -> str:
+def binary(name: str) -> str:
     found = shutil.which(name)
     if found:
         return found
@@ -91,3 +91,39 @@ def _binary(name: str) -> str:
     if not versions:
         raise RuntimeError(f"{name} not found (Debian: apt-get install postgresql)")
     return str(versions[-1])
+
+
+def restartable(folder: pathlib.Path, port: int) -> Postgres:
+    """A started cluster with a database `rua` migrated to the current schema; stop it with
+    destroy(). Raises RuntimeError when Postgres' programs are not installed."""
+    from store import open_db
+    from store.migrations import migrate
+    cluster = Postgres(folder, port).create()
+    cluster.start()
+    database = open_db(cluster.create_database("rua"))
+    with database.connection_context():
+        migrate(database)
+    database.close_all()
+    return cluster
+
+
+def for_test():
+    """A restartable cluster for a test module (a generator for a fixture to yield from); the
+    test skips without RUA_TEST_DATABASE_URL, as the suite's other Postgres tests do, or
+    without Postgres' programs."""
+    import tempfile
+
+    import pytest
+
+    from tests.conftest import POSTGRES_URL
+    from tests.servers import free_port
+    if not POSTGRES_URL:
+        pytest.skip("RUA_TEST_DATABASE_URL names no Postgres")
+    folder = pathlib.Path(tempfile.mkdtemp(prefix="rua-test-cluster-"))
+    try:
+        cluster = restartable(folder, free_port())
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"no Postgres cluster of our own: {exc}")
+    yield cluster
+    cluster.destroy()
