@@ -9,6 +9,7 @@ import json
 import statistics
 import threading
 import time
+from dataclasses import dataclass
 
 from bench.provider_traffic import get
 
@@ -64,70 +65,68 @@ def percentile(values, share: float):
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+@dataclass
 class Results:
-    def __init__(self, **parts):
-        self.__dict__.update(parts)
+    """What one soak run kept, read by the checks."""
+    args: dict
+    began: float
+    fed_until: float
+    feeder: object
+    watcher: object
+    seen: object
+    faults: object
+    memory: Memory
+    procs: dict
+    hosts: list
+    keys: dict
+    url: str
 
     def collect(self) -> dict:
+        """The figures, and under "checks" each check's outcome."""
+        figures = {**self.reports(), **self.answers(), **self.processes()}
+        figures["checks"] = checks(figures, self.faults.done)
+        return figures
+
+    def reports(self) -> dict:
         listed = self.listed()
         sent = {item: sent for item, (_, sent) in self.feeder.sent.items()}
         not_once = [item for item in sent if len(listed.get(item, ())) != 1]
-        unknown = [item for item in listed if item not in sent]
         # A conflicting copy takes the stored report's place when it speaks for its reporter
         # (a verified signature) where the stored one did not (ingest/copies.py).
         replaced = [item for item in self.feeder.conflicted
                     if listed.get(item) == [sent[item].total + 1]]
         wrong = [item for item, s in sent.items() if item not in not_once
                  and listed[item] != [s.total] and item not in replaced]
-        conflicts = len(self.feeder.conflicted)
-        restart = next(f for f in self.faults.done if f["fault"] == "restart_postgres")
-        figures = {
+        return {
             "reports_sent": len(sent), "reports_listed": sum(len(v) for v in listed.values()),
             "not_once": len(not_once), "other_totals": len(wrong),
             "examples": [list(i) + [sent[i].total, listed.get(i)] for i in not_once + wrong][:10],
-            "unknown_listed": len(unknown),
-            "duplicates_sent": self.feeder.duplicates, "conflicts_sent": conflicts,
+            "unknown_listed": len([item for item in listed if item not in sent]),
+            "duplicates_sent": self.feeder.duplicates,
+            "conflicts_sent": len(self.feeder.conflicted),
             "copies_kept": self.copies_kept(), "copies_took_place": len(replaced),
             "authenticity": self.authenticity(), "fetch_outcomes": self.fetch_outcomes(),
+            "freshness": self.freshness(),
+        }
+
+    def answers(self) -> dict:
+        return {
             "statuses": {f"{r} {s}": n for (r, s), n in sorted(self.seen.statuses.items())},
             "errors_500": [f for f in self.seen.failures if f[2] == 500][:20],
             "unavailable_503": len(self.seen.unavailable),
+            "answers_lost": len(self.seen.failures), "quota": self.quota(),
+        }
+
+    def processes(self) -> dict:
+        restart = _restart(self.faults.done)
+        return {
             "faults": self.faults.done, "recovery": self.recovery(restart),
             "failed_runs_after_restart": self.failed_runs(restart["up_at"]),
-            "quota": self.quota(), "job_overlaps": self.overlaps(),
+            "job_overlaps": self.overlaps(),
             "exits": {name: [c for _, c in p.exits] for name, p in self.procs.items()},
             "memory_growth": self.memory.growth(self.began + WARM_UP * self.args["minutes"] * 60),
             "memory_mb_by_minute": self.memory.by_minute(self.began),
-            "freshness": self.freshness(),
         }
-        killed = {f.get("killed") for f in self.faults.done}
-        figures["checks"] = {
-            "every report once with its totals": not not_once and not wrong and not unknown,
-            "conflicting copies kept aside or in place": (
-                figures["copies_kept"] + len(replaced) == conflicts),
-            "no 500": not figures["errors_500"],
-            "503 storage_unavailable with Retry-After during the restart": all(
-                any(d.startswith("503 storage_unavailable Retry-After=") for d in h["during"])
-                for h in restart["hosts"]),
-            "hosts answering and reports stored within 5 s": all(
-                figures["recovery"][name] is not None
-                and figures["recovery"][name] <= RECOVERY_SECONDS
-                for name in [h["host"] for h in restart["hosts"]] + ["ingest"]),
-            "fetchers and schedulers back at their next work, without a restart": all(
-                r is not None for name, r in figures["recovery"].items()
-                if name.startswith(("fetcher", "scheduler")))
-            and not figures["failed_runs_after_restart"],
-            "no process exited but the killed": all(
-                len(codes) <= (1 if name in killed else 0)
-                for name, codes in figures["exits"].items()),
-            "quotas exact across the hosts": not figures["quota"]["double"] and (
-                0 <= figures["quota"]["counted"] - figures["quota"]["answered_metered"]
-                <= len(self.seen.failures)),
-            "no job twice at once": not figures["job_overlaps"],
-            "memory growth under 10% after warm-up": all(
-                g is None or g < MEMORY_GROWTH for g in figures["memory_growth"].values()),
-        }
-        return figures
 
     def listed(self) -> dict[tuple, list[int]]:
         """(kind, domain, report id) -> the totals of every row /reports and /tls-reports list."""
@@ -256,6 +255,42 @@ class Results:
         return {name: {"count": len(values), "p50": percentile(values, 0.5),
                        "p95": percentile(values, 0.95), "max": max(values, default=None)}
                 for name, values in (("reports", listed), ("overview_health", summarized))}
+
+
+def _restart(faults: list[dict]) -> dict:
+    return next(f for f in faults if f["fault"] == "restart_postgres")
+
+
+def checks(figures: dict, faults: list[dict]) -> dict[str, bool]:
+    """Each check by its sentence: whether the run's figures pass it."""
+    restart, recovery = _restart(faults), figures["recovery"]
+    killed = {f.get("killed") for f in faults}
+    quota = figures["quota"]
+    return {
+        "every report once with its totals": not (figures["not_once"] or figures["other_totals"]
+                                                  or figures["unknown_listed"]),
+        # Either way one copy is kept aside: the one that came, or the stored one it replaced.
+        "conflicting copies kept aside": figures["copies_kept"] == figures["conflicts_sent"],
+        "no 500": not figures["errors_500"],
+        "503 storage_unavailable with Retry-After during the restart": all(
+            any(d.startswith("503 storage_unavailable Retry-After=") for d in h["during"])
+            for h in restart["hosts"]),
+        "hosts answering and reports stored within 5 s": all(
+            recovery[name] is not None and recovery[name] <= RECOVERY_SECONDS
+            for name in [h["host"] for h in restart["hosts"]] + ["ingest"]),
+        "fetchers and schedulers back at their next work, without a restart": all(
+            r is not None for name, r in recovery.items()
+            if name.startswith(("fetcher", "scheduler")))
+        and not figures["failed_runs_after_restart"],
+        "no process exited but the killed": all(
+            len(codes) <= (1 if name in killed else 0)
+            for name, codes in figures["exits"].items()),
+        "quotas exact across the hosts": not quota["double"] and (
+            0 <= quota["counted"] - quota["answered_metered"] <= figures["answers_lost"]),
+        "no job twice at once": not figures["job_overlaps"],
+        "memory growth under 10% after warm-up": all(
+            g is None or g < MEMORY_GROWTH for g in figures["memory_growth"].values()),
+    }
 
 
 def _json(line: str):

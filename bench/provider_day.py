@@ -96,7 +96,7 @@ def environment(work: pathlib.Path, url: str, mail, dns_port: int) -> dict:
     env.update(RUA_DATABASE_URL=url, RUA_LOCK_DIR=str(work), RUA_LOG_FORMAT="json",
                RUA_WORKERS="2", RUA_IMAP_URL=mail.url("INBOX"), RUA_IMAP_CA_FILE=mail.ca_file,
                RUA_IMAP_PASSWORD_FILE=str(secret), RUA_DNS_NAMESERVERS="127.0.0.1",
-               RUA_DNS_PORT=str(dns_port), RUA_DNS_TIMEOUT="1",
+               RUA_DNS_PORT=str(dns_port),
                PYTHONUNBUFFERED="1")          # each line stamped as it is written
     return env
 

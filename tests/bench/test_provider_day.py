@@ -14,7 +14,7 @@ import pytest
 from tests.postgres_cluster import binary
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ASSERTED = ("every report once with its totals", "conflicting copies kept aside or in place",
+ASSERTED = ("every report once with its totals", "conflicting copies kept aside",
             "no 500",
             "503 storage_unavailable with Retry-After during the restart",
             "hosts answering and reports stored within 5 s",
