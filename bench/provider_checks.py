@@ -124,9 +124,15 @@ class Results:
             "failed_runs_after_restart": self.failed_runs(restart["up_at"]),
             "job_overlaps": self.overlaps(),
             "exits": {name: [c for _, c in p.exits] for name, p in self.procs.items()},
-            "memory_growth": self.memory.growth(self.began + WARM_UP * self.args["minutes"] * 60),
+            "memory_growth": self.memory.growth(self.settled()),
             "memory_mb_by_minute": self.memory.by_minute(self.began),
         }
+
+    def settled(self) -> float:
+        """When memory is compared from: after the warm-up, and a minute after the last
+        fault (a standby scheduler grows once it takes the jobs over: a step, not a leak)."""
+        warm = self.began + WARM_UP * self.args["minutes"] * 60
+        return max(warm, self.faults.ended + 60)
 
     def listed(self) -> dict[tuple, list[int]]:
         """(kind, domain, report id) -> the totals of every row /reports and /tls-reports list."""
@@ -288,7 +294,7 @@ def checks(figures: dict, faults: list[dict]) -> dict[str, bool]:
         "quotas exact across the hosts": not quota["double"] and (
             0 <= quota["counted"] - quota["answered_metered"] <= figures["answers_lost"]),
         "no job twice at once": not figures["job_overlaps"],
-        "memory growth under 10% after warm-up": all(
+        "memory growth under 10% once settled": all(
             g is None or g < MEMORY_GROWTH for g in figures["memory_growth"].values()),
     }
 

@@ -29,6 +29,7 @@ class Schedule:
         self.seen = seen
         self.seconds = seconds
         self.done: list[dict] = []
+        self.ended = 0.0                       # when the last fault was over
         self.reconnected: Reconnected | None = None
 
     def run(self, began: float) -> None:
@@ -40,7 +41,7 @@ class Schedule:
             fault = {"fault": name, "at": time.time() - began}
             fault.update(getattr(self, name)())
             self.done.append(fault)
-            ended = time.time()
+            ended = self.ended = time.time()
             print(f"  fault at {fault['at']:.0f} s: {fault}", flush=True)
         rest = began + self.seconds - time.time()
         if rest > 0:
