@@ -155,17 +155,35 @@ def _finish(config, output: str, summary: Summary | None, snapshot: bool):
     click.get_current_context().exit(1 if summary.refused else 0)
 
 
+def _stored(batch):
+    """batch() run until the store takes it: when the store stops answering (a restart), the
+    messages not yet moved stay in the folder, and the batch runs again once it answers, in
+    this process (a watcher never exits for the store's sake)."""
+    from cli.session import first_line, reconnect, unreachable_errors
+    from store import db
+    while True:
+        try:
+            return batch()
+        except unreachable_errors() as exc:
+            echo_err(f"rua fetch: the store does not answer ({first_line(exc)}); the messages "
+                     "not yet filed are read again once it does")
+            reconnect(db)
+
+
 def _watch(config, org, output: str):
     from cli.snapshot import refresh_touched
     from intake import imap
 
-    def batch(client, mailbox):
+    def once(client, mailbox):
         summary = _locked(config, output, lambda handle: imap.drain(
             client, mailbox, config, handle, org=org), quiet_when_empty=True)
         if summary is None:
             echo_err("rua fetch: another fetch is running; waiting for the next change")
         elif summary.stored:
             refresh_touched(config, err=True)
+
+    def batch(client, mailbox):
+        _stored(lambda: once(client, mailbox))
 
     try:
         imap.watch(config, batch, lambda message: echo_err(f"rua fetch: {message}"))

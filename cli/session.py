@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 
 from cli.common import fail
 from guard.shown import masked
@@ -16,11 +17,8 @@ def redacted(url: str) -> str:
 @contextlib.contextmanager
 def open_store(config, *, need_schema: bool = True):
     """Connect for one command; with need_schema, insist that `rua init` brought it up to date."""
-    from peewee import InterfaceError, OperationalError
     from store import open_db
-    # Errors that mean "the store cannot be reached or read", as opposed to a command's own
-    # constraint errors, which commands turn into messages themselves.
-    unreachable = (OperationalError, InterfaceError)
+    unreachable = unreachable_errors()
     where = redacted(config.database_url)
     missing = _missing_sqlite_file(config.database_url)
     if need_schema and missing:
@@ -37,10 +35,37 @@ def open_store(config, *, need_schema: bool = True):
                 _check_schema(database, where)
             yield database
     except unreachable as exc:
-        fail(f"cannot use the database {where}: {_first_line(exc)}")
+        fail(f"cannot use the database {where}: {first_line(exc)}")
     finally:
         if hasattr(database, "close_all"):
             database.close_all()
+
+
+def unreachable_errors() -> tuple[type[Exception], ...]:
+    """Errors that mean "the store cannot be reached or read", as opposed to a command's own
+    constraint errors, which commands turn into messages themselves."""
+    from peewee import InterfaceError, OperationalError
+    return (OperationalError, InterfaceError)
+
+
+def reconnect(database, pause: float = 0.5) -> None:
+    """For a command that outlives a store restart: drop the connection that failed and wait
+    until a new one answers, trying every `pause` seconds."""
+    # The connection contexts open around the caller (open_store's) outlive the connection:
+    # peewee forgets them on close(), and their exits would then find none to leave.
+    contexts = list(database._state.ctx)
+    while True:
+        try:
+            database.close()            # pooled: a broken connection is discarded
+        except unreachable_errors():
+            pass
+        try:
+            database.connect(reuse_if_open=True)
+            database.execute_sql("SELECT 1")
+            database._state.ctx = contexts
+            return
+        except unreachable_errors():
+            time.sleep(pause)
 
 
 def _missing_sqlite_file(url: str) -> str | None:
@@ -67,6 +92,6 @@ def _check_schema(database, where: str):
         fail(f"the schema is at version {version} of {latest_version()}: run `rua init` to upgrade")
 
 
-def _first_line(exc: Exception) -> str:
+def first_line(exc: Exception) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0]

@@ -11,7 +11,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from tests.servers import free_port
+from tests.servers import children, free_port
 
 USER, PASSWORD = "dmarc", "s3cret-for-tests"
 START_TIMEOUT = 20
@@ -115,7 +115,7 @@ class Dovecot:
 
     def _imap_titles(self) -> dict[int, bytes]:
         titles = {}
-        for pid in _children(self.process.pid):
+        for pid in children(self.process.pid):
             try:
                 with open(f"/proc/{pid}/cmdline", "rb") as stream:
                     title = stream.read()
@@ -224,18 +224,3 @@ def _capabilities(without: tuple[str, ...]) -> str:
             "ESORT SEARCHRES WITHIN CONTEXT=SEARCH LIST-STATUS BINARY MOVE SNIPPET=FUZZY "
             "PREVIEW=FUZZY LITERAL+ NOTIFY SPECIAL-USE")
     return "imap_capability = " + " ".join(c for c in full.split() if c not in without)
-
-
-def _children(parent: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as stream:
-                fields = stream.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == parent:
-            found.append(int(entry))
-    return found
