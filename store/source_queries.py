@@ -107,8 +107,8 @@ def domains_of(org_id: str, ips) -> dict[str, list[str]]:
     if not found:
         return found
     # Sorted here: an ORDER BY domain would lead SQLite to the (org, domain, ip) index.
-    rows = (SourceDomain.select(SourceDomain.ip, SourceDomain.domain)
-            .where(SourceDomain.org == org_id, SourceDomain.ip.in_(list(found))).tuples())
+    rows = sql.rows_among((SourceDomain.ip, SourceDomain.domain), SourceDomain.org, org_id,
+                          SourceDomain.ip, list(found))
     for ip, domain in sorted(rows):
         found[ip].append(domain)
     return found
