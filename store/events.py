@@ -51,10 +51,10 @@ def raise_events(org_id: str, type_: str, raised: list[dict], *,
     with db.atomic():
         # In key order: two transactions raising the same conditions then wait for each other
         # in one order, never in a circle (a deadlock, which Postgres ends by refusing one).
+        # RETURNING gives the rows inserted, not those an open event of their key ignored.
         in_key_order = sorted(rows, key=lambda row: row["dedupe_key"])
-        Event.insert_many(in_key_order).on_conflict_ignore().execute()
-        stored = {event_id for (event_id,) in Event.select(Event.id)
-                  .where(Event.id.in_([row["id"] for row in rows])).tuples()}
+        stored = {event_id for (event_id,) in Event.insert_many(in_key_order)
+                  .on_conflict_ignore().returning(Event.id).tuples().execute()}
         opened = [row["id"] for row in rows if row["id"] in stored]   # in the callers' order
         if opened and mark:
             mark_dirty(org_id, now)
