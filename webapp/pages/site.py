@@ -37,9 +37,10 @@ def refuse_a_shared_path(url_map, config) -> None:
     """Refuse an API mounted where the pages are (the site root, or a page's first segment such
     as /reports): one of the two would answer in the other's place. Raised at start-up."""
     base = api_path(config)
+    first_segment = base.split("/")[1] if base else ""      # "" is the site root
     taken = {rule.rule.split("/")[1] for rule in url_map.iter_rules()
              if rule.endpoint.startswith("pages.")}
-    if base.split("/")[1 if base else 0] in taken:
+    if first_segment in taken:
         raise ConfigError(f"RUA_BASE_URL={config.base_url!r}: the API cannot be mounted at "
                           f"{base or '/'}, where the dashboard's pages are; give it a path of "
                           "its own, such as /api/v1")
