@@ -6,23 +6,11 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
-import sys
 
 from intake import MAILBOX_LOCK
 from store.models import Report
+from tests.held_lock import held_elsewhere
 from tests.intake.conftest import locked_store, report_mail, watching
-
-# Another fetch reading the mailbox: the mailbox lock held by a process of its own.
-READER = """
-import sys, time
-from store import db, locks, open_db
-open_db(sys.argv[1])
-with db.connection_context(), locks.exclusive(sys.argv[3], sys.argv[2]) as held:
-    print("held" if held else "busy", flush=True)
-    time.sleep(600)
-"""
-
 
 def stored_ids() -> list[str]:
     return sorted(r.report_id for r in Report.select(Report.report_id))
@@ -53,17 +41,10 @@ def test_mail_that_came_while_a_batch_read_is_read_right_after_it(acme, box, con
 
 def test_a_watcher_takes_over_within_seconds_when_the_fetch_reading_the_mailbox_dies(
         acme, box, config, imap_server):
-    reader = subprocess.Popen([sys.executable, "-c", READER, config.database_url,
-                               config.lock_dir, MAILBOX_LOCK], stdout=subprocess.PIPE, text=True)
-    try:
-        assert reader.stdout.readline() == "held\n"
+    with held_elsewhere(config, MAILBOX_LOCK) as reader:
         box.append(report_mail("r-1"))
         with watching(config, box.settings) as (out, err):
             assert err.wait_for("another fetch is reading the mailbox"), (out.lines, err.lines)
             os.kill(reader.pid, signal.SIGKILL)         # no change in the mailbox follows
             assert out.wait_for("1 report stored", timeout=10), (out.lines, err.lines)
-    finally:
-        reader.kill()
-        reader.wait()
-        reader.stdout.close()
     assert stored_ids() == ["r-1"]
