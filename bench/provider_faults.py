@@ -1,5 +1,5 @@
 """The soak's faults on a schedule (fractions of the run): kill -9 of the fetcher holding the
-fetch lock, kill -9 of a scheduler holding a job's lock, a Postgres restart (fast shutdown) with
+mailbox lock, kill -9 of a scheduler holding a job's lock, a Postgres restart (fast shutdown) with
 both hosts probed through it, and a table ingest writes locked for 10 s."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ FAULTS = ((0.2, "kill_fetcher"), (0.35, "kill_scheduler"), (0.5, "restart_postgr
           (0.7, "slow_postgres"))
 HOLDER_WAIT = 90               # seconds to wait for a process in the middle of its work
 APART = 15                     # seconds at least between faults: a killed process is back
-RECONNECT_WAIT = 90            # a scheduler reconnects at its next job: within a minute
+RECONNECT_WAIT = 90            # an idle scheduler reconnects at its next job: within a minute
 SLOW_TABLE, SLOW_SECONDS = "report", 10
 NAMESPACE = 0x72756100 >> 1    # store/locks.py's first key of every rua advisory lock
 

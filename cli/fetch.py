@@ -10,11 +10,16 @@ from cli.ingest_display import Display, Summary
 from cli.lookup import resolve_org
 from cli.options import OneOf
 from cli.session import open_store
+from intake import MAILBOX_LOCK
 from intake.mailbox_url import IntakeError
 from store import locks
 
-# The scheduler's fetch job takes the same lock (jobs/scheduler.py: job.<name>).
-LOCK = "job.fetch"
+# A watcher that finds the mailbox being read by another fetch tries again this often: it
+# takes over within seconds when that one is done or dies (the lock goes with its session).
+BUSY_RETRY_SECONDS = 2
+# Mail the store did not take (down, restarting, a table locked) is read again after 1 s,
+# then after twice the last wait, at most this many seconds, until the store takes it.
+KEPT_RETRY_SECONDS = 30
 org_option = click.option(
     "--org", "org_ref", metavar="ORG",
     help="Store every report for this organization (id or name) instead of routing each one "
@@ -70,10 +75,13 @@ def imap_command(config, org_ref, output, snapshot, watch, check):
     if check:
         _check(config, mailbox, login)
         return
+    if watch:
+        with open_store(config):
+            org = resolve_org(org_ref) if org_ref else None
+        _watch(config, org, output)         # each batch in a connection of its own
+        return
     with open_store(config):
         org = resolve_org(org_ref) if org_ref else None
-        if watch:
-            _watch(config, org, output)
         try:
             client = imap.connect(config, mailbox, login)
         except IntakeError as exc:
@@ -130,8 +138,8 @@ def maildir_command(config, org_ref, output, snapshot, include_cur, path):
 
 
 def _locked(config, output: str, drain, quiet_when_empty: bool = False) -> Summary | None:
-    """One batch under the fetch lock, shown as `rua ingest` shows files; None when busy."""
-    with locks.exclusive(LOCK, config.lock_dir) as held:
+    """One batch under the mailbox lock, shown as `rua ingest` shows files; None when busy."""
+    with locks.exclusive(MAILBOX_LOCK, config.lock_dir) as held:
         if not held:
             return None
         summary, started = Summary(), time.monotonic()
@@ -156,36 +164,61 @@ def _finish(config, output: str, summary: Summary | None, snapshot: bool):
 
 
 def _stored(batch):
-    """batch() run until the store takes it: when the store stops answering (a restart), the
-    messages not yet moved stay in the folder, and the batch runs again once it answers, in
-    this process (a watcher never exits for the store's sake)."""
-    from cli.session import first_line, reconnect, unreachable_errors
+    """batch() in a connection of its own, run until the store takes it: when the store stops
+    answering (a restart), the messages not yet moved stay in the folder, and the batch runs
+    again once it answers, in this process (a watcher never exits for the store's sake)."""
+    from cli.session import first_line, unreachable_errors, wait_for_store
     from store import db
     while True:
         try:
-            return batch()
+            with db.connection_context():
+                return batch()
         except unreachable_errors() as exc:
             echo_err(f"rua fetch: the store does not answer ({first_line(exc)}); the messages "
                      "not yet filed are read again once it does")
-            reconnect(db)
+            wait_for_store(db)
+
+
+class Batches:
+    """The watcher's batches; each says how soon the next must run without a change (seconds,
+    None: at the next change). Mail that came while a batch read is told of in the answers to
+    its own commands, which IDLE does not repeat: a batch that handled mail runs again at once."""
+
+    def __init__(self, config, org, output: str):
+        self.config, self.org, self.output = config, org, output
+        self.kept_wait = 0          # seconds until kept mail is read again; 0: none kept
+        self.busy = False           # the last batch found another fetch reading the mailbox
+
+    def __call__(self, client, mailbox) -> float | None:
+        return _stored(lambda: self.once(client, mailbox))
+
+    def once(self, client, mailbox) -> float | None:
+        from cli.snapshot import refresh_touched
+        from intake import imap
+        summary = _locked(self.config, self.output, lambda handle: imap.drain(
+            client, mailbox, self.config, handle, org=self.org), quiet_when_empty=True)
+        if summary is None:
+            if not self.busy:
+                echo_err("rua fetch: another fetch is reading the mailbox; trying again every "
+                         f"{BUSY_RETRY_SECONDS} s until it is done")
+            self.busy = True
+            return BUSY_RETRY_SECONDS
+        self.busy = False
+        if summary.stored:
+            refresh_touched(self.config, err=True)
+        if summary.kept:
+            self.kept_wait = min(max(self.kept_wait * 2, 1), KEPT_RETRY_SECONDS)
+            echo_err(f"rua fetch: the store did not take {summary.kept} message(s); reading "
+                     f"them again in {self.kept_wait} s")
+            return self.kept_wait
+        self.kept_wait = 0
+        return 0 if summary.files else None
 
 
 def _watch(config, org, output: str):
-    from cli.snapshot import refresh_touched
     from intake import imap
-
-    def once(client, mailbox):
-        summary = _locked(config, output, lambda handle: imap.drain(
-            client, mailbox, config, handle, org=org), quiet_when_empty=True)
-        if summary is None:
-            echo_err("rua fetch: another fetch is running; waiting for the next change")
-        elif summary.stored:
-            refresh_touched(config, err=True)
-
-    def batch(client, mailbox):
-        _stored(lambda: once(client, mailbox))
-
     try:
-        imap.watch(config, batch, lambda message: echo_err(f"rua fetch: {message}"))
+        imap.watch(config, Batches(config, org, output),
+                   lambda message: echo_err(f"rua fetch: {message}"))
     except IntakeError as exc:
         fail(str(exc))

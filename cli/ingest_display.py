@@ -31,13 +31,16 @@ class Summary:
     messages: int = 0
     sessions: int = 0           # of stored TLS reports (RFC 8460), which have no records
     tls: int = 0
+    kept: int = 0               # files the store failed to take, to be read again
     seconds: float = 0.0
     first_day: str | None = None
     last_day: str | None = None
 
     def add(self, result):
+        from ingest.pipeline import STORE_FAILED     # loaded once ingest runs, not for --help
         self.files += 1
         self.refused += len(result.refusals) or int(result.status == "refused")
+        self.kept += result.fault == STORE_FAILED
         for report in result.reports:
             self._covers(str(report["day_begin"]), str(report["day_end"]))
             if report["status"] == "stored":

@@ -48,21 +48,16 @@ def unreachable_errors() -> tuple[type[Exception], ...]:
     return (OperationalError, InterfaceError)
 
 
-def reconnect(database, pause: float = 0.5) -> None:
-    """For a command that outlives a store restart: drop the connection that failed and wait
-    until a new one answers, trying every `pause` seconds."""
-    # The connection contexts open around the caller (open_store's) outlive the connection:
-    # peewee forgets them on close(), and their exits would then find none to leave.
-    contexts = list(database._state.ctx)
+def wait_for_store(database, pause: float = 0.5) -> None:
+    """For a command that outlives a store restart, between two units of work each in a
+    connection of its own: return once a new connection answers, trying every `pause` seconds.
+    The pool's idle connections are dropped first: they are the dead server's."""
     while True:
+        if hasattr(database, "close_idle"):
+            database.close_idle()
         try:
-            database.close()            # pooled: a broken connection is discarded
-        except unreachable_errors():
-            pass
-        try:
-            database.connect(reuse_if_open=True)
-            database.execute_sql("SELECT 1")
-            database._state.ctx = contexts
+            with database.connection_context():
+                database.execute_sql("SELECT 1")
             return
         except unreachable_errors():
             time.sleep(pause)

@@ -174,15 +174,17 @@ class Filer:
             client.expunge()
 
 
-def watch(config, batch: Callable[[IMAPClient, Mailbox], None],
+def watch(config, batch: Callable[[IMAPClient, Mailbox], float | None],
           notice: Callable[[str], None], *, sleep=time.sleep,
           reidle_seconds: float = REIDLE_SECONDS) -> None:
     """Run batch(client, mailbox) now and whenever the server reports a change, forever.
 
-    The first connection's failure is raised (a wrong password should stop at once); later a
-    dropped or refused connection is retried with a doubling delay up to MAX_BACKOFF seconds.
-    An OAuth token due for renewal is renewed on a new connection, as a server may end a
-    session whose token has expired.
+    batch returns how many seconds at most to wait for a change before it runs again (0: at
+    once; None: until a change or the re-IDLE): mail it could not take yet is not left for
+    the next change. The first connection's failure is raised (a wrong password should stop
+    at once); later a dropped or refused connection is retried with a doubling delay up to
+    MAX_BACKOFF seconds. An OAuth token due for renewal is renewed on a new connection, as a
+    server may end a session whose token has expired.
     """
     mailbox = parse_url(config.imap_url)
     login = imap_login.for_config(config, mailbox)
@@ -193,14 +195,15 @@ def watch(config, batch: Callable[[IMAPClient, Mailbox], None],
             if client is None:
                 client = connect(config, mailbox, login)
                 notice(f"reconnected to {mailbox.where}")
-            batch(client, mailbox)
+            again = batch(client, mailbox)
             delay = 1
+            wait = reidle_seconds if again is None else min(again, reidle_seconds)
             renew_in = login.renew_in()
-            if renew_in is None:
-                wait_for_change(client, reidle_seconds)
-                continue
-            wait_for_change(client, min(reidle_seconds, renew_in))
-            if login.renew_in() <= 0:
+            if renew_in is not None:
+                wait = min(wait, renew_in)
+            if wait > 0:
+                wait_for_change(client, wait)
+            if renew_in is not None and login.renew_in() <= 0:
                 notice(f"the access token is due for renewal: reconnecting to {mailbox.where} "
                        f"with a new one")
                 close(client)

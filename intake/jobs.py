@@ -4,17 +4,24 @@ from __future__ import annotations
 import logging
 
 from ingest.printable import printable
-from intake import expiry, imap, imap_login, maildir
+from intake import MAILBOX_LOCK, expiry, imap, imap_login, maildir
 from intake.mailbox_url import IntakeError
+from store import locks
 from store.clock import utcnow
 from store.job_runs import JobFailed
 
 log = logging.getLogger("rua.fetch")
 
 
-def scheduled(now, config) -> int:
-    """The fetch job: the configured mailboxes read once; the reports newly stored."""
-    return fetch_configured(config)
+def scheduled(now, config) -> int | None:
+    """The fetch job: the configured mailboxes read once; the reports newly stored. None (read
+    nothing) when another fetch is reading them: a watcher, or `rua fetch`, is on it. The
+    mailbox lock is let go before the job's refresh, so a watcher waits only for the reading."""
+    with locks.exclusive(MAILBOX_LOCK, config.lock_dir) as held:
+        if not held:
+            log.info("another fetch is reading the mailboxes: nothing to fetch")
+            return None
+        return fetch_configured(config)
 
 
 def fetch_configured(config) -> int:

@@ -14,7 +14,7 @@ from snapshotter.health import assess, health_doc
 from snapshotter.history import backfill_days, history_point, history_row
 from snapshotter.overview import overview_doc
 from snapshotter.trends import last_day, merge_days, trend_series
-from store import db, events, snapshots
+from store import db, events, locks, snapshots
 from store.clock import stored_date
 from store.encoding import dumps
 from store.models import ScoreHistory
@@ -29,6 +29,16 @@ SHAPE_VERSIONS = {kind: versions.version(shape) for kind, shape in SHAPES.items(
 SERVED_KINDS = tuple(SHAPES)
 VARIANT_KINDS = ("compliance", "trends", "health")      # one blob per domain
 CHUNK_DOMAINS = 500      # domains whose bodies are computed and stored per transaction
+# How long a request that computes one body waits for its organization's lock, held by a
+# refresh (about 0.1 s an organization) or by another request's body, before it answers
+# without storing: a request is never made to wait long.
+ONE_WAIT_SECONDS = 1.0
+
+
+def org_lock(org_id: str, lock_dir: str, wait: float = 0):
+    """The organization's snapshot lock (store/locks.exclusive): every writer of its blobs
+    holds it, so a body computed from older facts never replaces a newer one."""
+    return locks.exclusive(f"snapshots.{org_id}", lock_dir, wait)
 
 
 @dataclass(frozen=True)
@@ -101,23 +111,34 @@ class Written:
             self.bytes += len(blob.body) if kind != day_totals.CACHE_KIND else 0
 
 
-def refresh_one(org_id: str, kind: str, variant: str, now: datetime, *,
-                report_address: str = "") -> snapshots.Blob:
+def refresh_one(org_id: str, kind: str, variant: str, now: datetime, config,
+                stale: snapshots.Blob | None = None) -> snapshots.Blob:
     """Compute and store one served body, nothing else: a domain's from that domain's facts
     alone, an organization-wide one from the stored per-domain facts (day totals, policies).
-    The organization stays dirty and its conditions unjudged: that is refresh_org's work."""
-    with db.atomic():
-        if variant:
-            facts, cache = facts_module.read_domain(org_id, variant, now.date(),
-                                                    report_address), None
-        else:
-            facts, cache, _ = facts_module.read(org_id, now.date(), report_address)
-    window_scores = WindowScores(facts)
-    history = _history(org_id, window_scores) if kind == "history" else None
-    docs = {(kind, variant): body(window_scores, kind, variant, now, history_rows=history)}
-    if cache is not None:
-        docs[(day_totals.CACHE_KIND, "")] = cache
-    blobs = snapshots.put_many(org_id, docs, now, whole_kinds=False, shapes=SHAPE_VERSIONS)
+    The organization stays dirty and its conditions unjudged: that is refresh_org's work.
+
+    It is stored under the organization's lock. When another writer still holds it after
+    ONE_WAIT_SECONDS, `stale` (the stored body) is the answer: the contract lets figures be a
+    few minutes old, and that writer is refreshing them. Without one, the body computed here
+    is the answer, stored by nobody (the writer stores its own)."""
+    with org_lock(org_id, config.lock_dir, ONE_WAIT_SECONDS) as held:
+        if not held and stale is not None:
+            return stale
+        with db.atomic():
+            if variant:
+                facts, cache = facts_module.read_domain(org_id, variant, now.date(),
+                                                        config.report_address), None
+            else:
+                facts, cache, _ = facts_module.read(org_id, now.date(), config.report_address)
+        window_scores = WindowScores(facts)
+        history = _history(org_id, window_scores, save=held) if kind == "history" else None
+        docs = {(kind, variant): body(window_scores, kind, variant, now, history_rows=history)}
+        if not held:
+            served = bytes(snapshots.encode(docs[(kind, variant)]))
+            return snapshots.Blob(served, snapshots.etag_of(served), now, SHAPE_VERSIONS[kind])
+        if cache is not None:
+            docs[(day_totals.CACHE_KIND, "")] = cache
+        blobs = snapshots.put_many(org_id, docs, now, whole_kinds=False, shapes=SHAPE_VERSIONS)
     return blobs[(kind, variant)]
 
 
@@ -173,24 +194,30 @@ def org_docs(window_scores: WindowScores, now: datetime, kinds, assessed, histor
     return docs
 
 
-def _history(org_id: str, window_scores: WindowScores) -> list[dict]:
+def _history(org_id: str, window_scores: WindowScores, *, save: bool = True) -> list[dict]:
     """Fill the days with reports that have no history row yet, keep today's row current,
-    and return the last year's rows oldest first."""
+    and return the last year's rows oldest first; save=False: the same rows, none written."""
     today = window_scores.facts.today
     first = today - timedelta(days=TREND_DAYS - 1)
     have = {stored_date(d) for (d,) in ScoreHistory.select(ScoreHistory.day)
             .where(ScoreHistory.org == org_id, ScoreHistory.day >= first).tuples()}
     rows = [history_row(window_scores, day) for day in backfill_days(window_scores, first) if day not in have]
-    save_history(org_id, [r for r in rows if r is not None], replace=False)
     # The last day's row kept current: today once today has messages, else yesterday's (its
     # late reports still arrive), so the history never ends on a day not yet reported.
     end = last_day(today, *(d.days for d in window_scores.facts.domains.values()))
-    save_history(org_id, [r for r in [history_row(window_scores, end)] if r is not None], replace=True)
+    current = [r for r in [history_row(window_scores, end)] if r is not None]
+    if save:
+        save_history(org_id, [r for r in rows if r is not None], replace=False)
+        save_history(org_id, current, replace=True)
     query = (ScoreHistory.select().where(ScoreHistory.org == org_id, ScoreHistory.day >= first)
              .order_by(ScoreHistory.day))
-    return [{"day": stored_date(h.day), "score": h.score, "grade": h.grade,
-             "compliance_rate": h.compliance_rate, "spf_rate": h.spf_rate,
-             "dkim_rate": h.dkim_rate, "total_messages": h.total_messages} for h in query]
+    found = {stored_date(h.day): {"day": stored_date(h.day), "score": h.score, "grade": h.grade,
+                                  "compliance_rate": h.compliance_rate, "spf_rate": h.spf_rate,
+                                  "dkim_rate": h.dkim_rate, "total_messages": h.total_messages}
+             for h in query}
+    if not save:
+        found.update((r["day"], r) for r in rows + current if r is not None)
+    return [found[day] for day in sorted(found)]
 
 
 def save_history(org_id: str, rows: list[dict], *, replace: bool):

@@ -2,9 +2,9 @@
 ones, every domain's health, the daily and the hourly refresh.
 
 Each organization is refreshed under its own lock (an advisory lock on Postgres, a lock file
-on SQLite), whichever job, scheduler or host started it: a refresh that read older facts
-never writes over a newer one's blobs. One that finds the lock taken leaves the organization
-marked dirty for the next run. Many organizations are refreshed in parallel processes, each
+on SQLite), whichever job, scheduler, host or request (snapshotter/jobs.refresh_one) started
+it: a refresh that read older facts never writes over a newer one's blobs. One that finds the
+lock taken leaves the organization marked dirty for the next run. Many organizations are refreshed in parallel processes, each
 with its own connection: a refresh is mostly Python's work, one CPU each.
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ from datetime import datetime, timedelta
 
 import logs
 from snapshotter import event_refresh
-from snapshotter.jobs import SERVED_KINDS, Refreshed, record_day, refresh_org
-from store import db, events, locks, open_db
+from snapshotter.jobs import SERVED_KINDS, Refreshed, org_lock, record_day, refresh_org
+from store import db, events, open_db
 from store.models import Organization
 
 log = logging.getLogger("rua.snapshotter")
@@ -78,7 +78,7 @@ def refresh_locked(org_id: str, now: datetime, config, kinds=SERVED_KINDS, *,
                    mark_held: bool = True) -> Refreshed | None:
     """refresh_org under the organization's lock; None when another refresh holds it (the
     organization is then marked dirty for the next run, with mark_held)."""
-    with locks.exclusive(f"snapshots.{org_id}", config.lock_dir) as held:
+    with org_lock(org_id, config.lock_dir) as held:
         if not held:
             if mark_held:
                 events.mark_dirty(org_id, now)

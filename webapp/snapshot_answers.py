@@ -104,8 +104,7 @@ def _compute(kind: str, variant: str, stale):
             if stale is not None:
                 return stale          # busy: an older answer beats none
             raise ApiError(503, "busy", headers={"Retry-After": "1"})
-        return jobs.refresh_one(org_id, kind, variant, now,
-                                report_address=config.report_address)
+        return jobs.refresh_one(org_id, kind, variant, now, config, stale)
 
 
 # Asked on every answer from a snapshot older than its tolerance (most of them, on a quiet

@@ -5,12 +5,14 @@ import contextlib
 import itertools
 import os
 import pathlib
+import sqlite3
 import ssl
 import subprocess
 import sys
 import threading
 import time
 
+import psycopg2
 import pytest
 import trustme
 from imapclient import IMAPClient
@@ -166,3 +168,22 @@ class Lines:
                 return True
             time.sleep(0.05)
         return False
+
+
+@contextlib.contextmanager
+def locked_store(config):
+    """Another connection holding the store's write lock on reports; yields the URL rua is to
+    use, with which it gives up waiting for that lock (SQLite: its busy timeout; Postgres:
+    lock_timeout) while its other writes, such as counting a reading, may still go through."""
+    if config.is_sqlite:
+        path = config.database_url.removeprefix("sqlite:///")
+        with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as other:
+            other.execute("BEGIN IMMEDIATE")
+            yield config.database_url
+            other.execute("ROLLBACK")
+        return
+    with contextlib.closing(psycopg2.connect(config.database_url)) as other:
+        other.cursor().execute("LOCK TABLE report IN SHARE MODE")    # inserts wait
+        separator = "&" if "?" in config.database_url else "?"
+        yield f"{config.database_url}{separator}options=-c%20lock_timeout%3D300"
+        other.rollback()

@@ -224,6 +224,9 @@ def test_watch_picks_up_a_message_appended_while_idle_and_survives_a_dropped_con
         assert imap_server.wait_for_idle(), (out.lines, err.lines)     # idle again
         box.append(report_mail("r-2"))
         assert out.wait_for("1 file: 1 report stored", count=2), (out.lines, err.lines)
+        # The refresh comes after the summary: stopping the watcher before its end would
+        # leave the organization marked as being refreshed.
+        assert err.wait_for("snapshots: refreshed", count=2), (out.lines, err.lines)
     assert any("lost" in line and "reconnecting in 1 s" in line for line in err.lines)
     assert stored_ids() == ["r-1", "r-2"]
     assert box.subjects(box.done) == ["Report r-1", "Report r-2"]

@@ -1,4 +1,5 @@
-"""The scheduler's fetch job: every configured mailbox read under the job lock, then a refresh."""
+"""The scheduler's fetch job: every configured mailbox read under the mailbox lock, then a
+refresh."""
 from __future__ import annotations
 
 import os
@@ -6,6 +7,7 @@ import os
 import pytest
 
 from config import Config
+from intake import MAILBOX_LOCK
 from store import job_runs, locks
 from jobs.scheduler import run_exclusive
 from jobs.table import job_table
@@ -25,7 +27,8 @@ def test_the_fetch_job_runs_every_fetch_interval_minutes_once_a_mailbox_is_set()
     assert trigger["trigger"] == "interval" and trigger["minutes"] == 15
 
 
-def test_the_job_reads_both_mailboxes_under_its_lock_then_refreshes(acme, box, config, tmp_path):
+def test_the_job_reads_both_mailboxes_under_the_mailbox_lock_then_refreshes(acme, box, config,
+                                                                             tmp_path):
     maildir = make_maildir(tmp_path / "Maildir")
     (maildir / "new" / "1.a.host").write_bytes(report_mail("from-maildir"))
     box.append(report_mail("from-imap"))
@@ -33,8 +36,8 @@ def test_the_job_reads_both_mailboxes_under_its_lock_then_refreshes(acme, box, c
         database_url=config.database_url, lock_dir=config.lock_dir, offline=True,
         maildir=str(maildir))
     [job] = [job for name, job, _ in job_table(config) if name == "fetch"]
-    with locks.exclusive("job.fetch", config.lock_dir) as held:
-        assert held and run_exclusive("fetch", job, config) is False   # `rua fetch` is on it
+    with locks.exclusive(MAILBOX_LOCK, config.lock_dir) as held:
+        assert held and run_exclusive("fetch", job, config) is True    # `rua fetch` is on it
     assert Report.select().count() == 0
     assert run_exclusive("fetch", job, config) is True
     assert sorted(r.report_id for r in Report.select()) == ["from-imap", "from-maildir"]

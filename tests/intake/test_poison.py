@@ -4,13 +4,11 @@ cannot classify is refused with it on the second; one the store failed to take (
 and that reading not counted. The good messages beside them are stored."""
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
 import sqlite3
 
-import psycopg2
 import pytest
 from peewee import OperationalError
 
@@ -22,7 +20,7 @@ from store import intake_attempts, is_postgres
 from store.clock import utcnow
 from store.models import IntakeAttempt, Report, TlsReport
 from tests.ingest import tlsbuild
-from tests.intake.conftest import make_maildir, report_mail, subject
+from tests.intake.conftest import locked_store, make_maildir, report_mail, subject
 from tests.intake.killer import killing_mail, run_killed
 
 REFUSAL = ("its reading failed 2 times, the last time without finishing (the process died or was "
@@ -175,25 +173,6 @@ def test_an_imap_message_failing_unexpectedly_is_refused_with_its_reason_on_the_
     assert box.subjects(box.refused) == ["Unclassified"] and box.subjects(box.inbox) == []
     assert box.subjects(box.done) == ["Report r-1"]
     assert stored_ids() == ["r-1"] and IntakeAttempt.select().count() == 0
-
-
-@contextlib.contextmanager
-def locked_store(config):
-    """Another connection holding the store's write lock on reports; yields the URL rua is to
-    use, with which it gives up waiting for that lock (SQLite: its busy timeout; Postgres:
-    lock_timeout) while its other writes, such as counting a reading, may still go through."""
-    if config.is_sqlite:
-        path = config.database_url.removeprefix("sqlite:///")
-        with contextlib.closing(sqlite3.connect(path, isolation_level=None)) as other:
-            other.execute("BEGIN IMMEDIATE")
-            yield config.database_url
-            other.execute("ROLLBACK")
-        return
-    with contextlib.closing(psycopg2.connect(config.database_url)) as other:
-        other.cursor().execute("LOCK TABLE report IN SHARE MODE")    # inserts wait
-        separator = "&" if "?" in config.database_url else "?"
-        yield f"{config.database_url}{separator}options=-c%20lock_timeout%3D300"
-        other.rollback()
 
 
 @pytest.mark.slow      # SQLite: waits out its busy timeout twice
