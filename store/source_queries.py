@@ -7,7 +7,7 @@ order the organization's rows (store/migrations.py, SOURCE_SORT_INDEXES).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from peewee import fn
 
@@ -76,14 +76,44 @@ def _query(org_id: str, wanted: SourceFilter, counting: bool = False):
 
 
 def source_rows(org_id: str, wanted: SourceFilter, limit: int, offset: int) -> list[tuple]:
-    """A page of rows: ROW_FIELDS then the figures (Source's, or the filtered domain's)."""
+    """A page of rows: ROW_FIELDS then the figures (Source's, or the filtered domain's), as
+    the driver gives them but for the two times.
+
+    Without a search, the SQL is built once per shape (filters present, sort); a search's
+    pattern is built per request."""
+    values = {"org": org_id, "limit": limit, "offset": offset}
+    if wanted.search:
+        rows = sql.raw_rows(_page(org_id, wanted, limit, offset))
+    else:
+        shape = (wanted.domain is not None, wanted.reputation is not None, wanted.has_failures,
+                 wanted.sort_by, wanted.descending)
+        compiled = _PAGES.get(shape)
+        if compiled is None:
+            compiled = _PAGES[shape] = sql.Compiled(lambda **marks: _marked_page(wanted, **marks))
+        if wanted.domain is not None:
+            values["domain"] = wanted.domain
+        if wanted.reputation is not None:
+            values["reputation"] = wanted.reputation
+        rows = compiled.run(**values)
+    first, last = Source.first_seen.python_value, Source.last_seen.python_value
+    return [(*row[:-2], first(row[-2]), last(row[-1])) for row in rows]
+
+
+_PAGES: dict[tuple, sql.Compiled] = {}
+
+
+def _marked_page(wanted: SourceFilter, org, limit, offset, domain=None, reputation=None):
+    return _page(org, replace(wanted, domain=domain, reputation=reputation), limit, offset)
+
+
+def _page(org_id: str, wanted: SourceFilter, limit, offset):
     query, table = _query(org_id, wanted)
     query = query.select(*ROW_FIELDS, *_figures(table))
     key = _sort_key(wanted, table)
     # The tie-break is the id of the rows paged over, so an index on the sort serves the page.
     order = ((key.desc(), table.id.desc()) if wanted.descending
              else (key.asc(), table.id.asc()))
-    return list(query.order_by(*order).limit(limit).offset(offset).tuples())
+    return query.order_by(*order).limit(limit).offset(offset)
 
 
 def source_count(org_id: str, wanted: SourceFilter) -> int:
@@ -92,9 +122,14 @@ def source_count(org_id: str, wanted: SourceFilter) -> int:
 
 
 def last_enriched_at(org_id: str):
-    """The org's latest enrichment: moves whenever a source's reputation or search text can
-    have changed without a report being stored (one probe of the (org, enriched_at) index)."""
-    return Source.select(fn.MAX(Source.enriched_at)).where(Source.org == org_id).scalar()
+    """The org's latest enrichment, as the driver gives it: moves whenever a source's reputation
+    or search text can have changed without a report being stored (one probe of the
+    (org, enriched_at) index)."""
+    return _LAST_ENRICHED.run(org=org_id)[0][0]
+
+
+_LAST_ENRICHED = sql.Compiled(lambda org: Source.select(fn.MAX(Source.enriched_at))
+                              .where(Source.org == org))
 
 
 def any_source(org_id: str) -> bool:
