@@ -11,7 +11,8 @@ from dataclasses import dataclass, replace
 
 from peewee import fn
 
-from store import compiled as sql, is_postgres
+from store import compiled as sql
+from store import is_postgres
 from store.models import DailyRollup, Source, SourceDomain
 
 SORTS = ("total_messages", "source_ip", "first_seen", "last_seen", "compliance",
