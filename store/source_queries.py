@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from peewee import fn
 
 from store import compiled as sql
-from store import is_postgres
+from store import db, is_postgres, queries
 from store.models import DailyRollup, Source, SourceDomain
 
 SORTS = ("total_messages", "source_ip", "first_seen", "last_seen", "compliance",
@@ -133,15 +133,17 @@ def source_count(org_id: str, wanted: SourceFilter) -> int:
     return query.select(table.id).count()
 
 
-def last_enriched_at(org_id: str):
-    """The org's latest enrichment, as the driver gives it: moves whenever a source's reputation
-    or search text can have changed without a report being stored (one probe of the
-    (org, enriched_at) index)."""
-    return _LAST_ENRICHED.run(org=org_id)[0][0]
+def count_stamp(org_id: str) -> tuple[int, object]:
+    """(the org's report version, its latest enrichment as the driver gives it) in one
+    statement: a filter's total is remembered while both hold, as the enrichment moves whenever
+    a source's reputation or search text can have changed without a report being stored (one
+    probe of the (org, enriched_at) index)."""
+    statement = f"SELECT ({queries.version_statement()}), ({_LAST_ENRICHED})"
+    version, enriched = sql.run_named(db.obj, statement, {"org": org_id}).fetchone()
+    return int(version or 0), enriched
 
 
-_LAST_ENRICHED = sql.Compiled(lambda org: Source.select(fn.MAX(Source.enriched_at))
-                              .where(Source.org == org))
+_LAST_ENRICHED = 'SELECT MAX("enriched_at") FROM "source" WHERE "org_id" = :org'
 
 
 def any_source(org_id: str) -> bool:

@@ -52,11 +52,13 @@ def index():
     def rows(page):
         return [source_row(row) for row in queries.source_rows(org_id, wanted, page.limit,
                                                                  page.offset)]
-    # A filter's total is remembered until a report is stored or a source enriched: a search
-    # counts by scanning every source's search text.
-    body = envelope("sources", None, params.page(args), rows=rows, count=lambda: remember(
-        ("sources", wanted, queries.last_enriched_at(org_id)), org_id,
-        lambda: queries.source_count(org_id, wanted)))
+    def total():
+        # A filter's total is remembered until a report is stored or a source enriched: a
+        # search counts by scanning every source's search text.
+        version, enriched = queries.count_stamp(org_id)
+        return remember(("sources", wanted, enriched), org_id,
+                        lambda: queries.source_count(org_id, wanted), version)
+    body = envelope("sources", None, params.page(args), rows=rows, count=total)
     body["has_any"] = body["total"] > 0 or queries.any_source(org_id)
     return body
 
