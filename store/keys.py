@@ -32,16 +32,19 @@ def well_formed(token: str) -> bool:
 
 
 # The one look-up of a key, on both databases: the key, its member's role (a member of another
-# organization can never lend a key to this one) and its organization's plan.
+# organization can never lend a key to this one: no role, no key) and its organization's plan.
+# The two are read by subqueries, each an index probe or a scan of a small table: as a join,
+# Postgres merged the key with every organization in id order.
 _BY_DIGEST = Prepared("rua_key_by_digest", """
 SELECT k.id, k.org_id, k.member_id, k.scope, k.expires_at, k.revoked_at, k.last_used_at,
-       m.role, o.plan
-FROM api_key k JOIN member m ON m.id = k.member_id AND m.org_id = k.org_id
-JOIN organization o ON o.id = k.org_id
+       (SELECT m.role FROM member m WHERE m.id = k.member_id AND m.org_id = k.org_id),
+       (SELECT o.plan FROM organization o WHERE o.id = k.org_id)
+FROM api_key k
 WHERE k.digest = :digest""", {"digest": "text"})
 
 
 def by_digest(key_digest: str) -> tuple | None:
     """(id, org_id, member_id, scope, expires_at, revoked_at, last_used_at, role, plan) of the
     key with this digest, as the driver gives them; None when there is none."""
-    return _BY_DIGEST.run(db, {"digest": key_digest}).fetchone()
+    row = _BY_DIGEST.run(db, {"digest": key_digest}).fetchone()
+    return row if row is not None and row[7] is not None else None

@@ -12,17 +12,21 @@ from store.models import DailyRollup, Domain, DomainDay, Source
 def report_version(org_id: str) -> int:
     """A number that moves whenever a report is stored for the org (nothing deletes reports);
     0 until the first. The key of every remembered total (webapp/answer_cache.py)."""
-    if is_postgres():
-        # Concurrent transactions commit in any order: a sum moves with each of them.
-        return int(DomainDay.select(fn.SUM(DomainDay.reports))
-                   .where(DomainDay.org == org_id).scalar() or 0)
-    # SQLite has one writer at a time, and a new row's rowid is above every rowid in the
-    # table: the org's highest rowid moves with each stored report (one probe of the
-    # report_org_rowid index, on org_id alone).
-    row = run_named(db.obj, _SQLITE_STAMP, {"org": org_id}).fetchone()
-    return row[0] or 0
+    row = run_named(db.obj, version_statement(), {"org": org_id}).fetchone()
+    return int(row[0] or 0)
 
 
+def version_statement() -> str:
+    """report_version's statement on this store, with one :org value (others read it beside
+    their own in one statement)."""
+    return _POSTGRES_STAMP if is_postgres() else _SQLITE_STAMP
+
+
+# Postgres: concurrent transactions commit in any order, and a sum moves with each of them.
+_POSTGRES_STAMP = 'SELECT SUM("reports") FROM "domain_day" WHERE "org_id" = :org'
+# SQLite has one writer at a time, and a new row's rowid is above every rowid in the table:
+# the org's highest rowid moves with each stored report (one probe of the report_org_rowid
+# index, on org_id alone).
 _SQLITE_STAMP = 'SELECT MAX(rowid) FROM "report" WHERE "org_id" = :org'
 
 

@@ -7,11 +7,12 @@ order the organization's rows (store/migrations.py, SOURCE_SORT_INDEXES).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from peewee import fn
 
 from store import compiled as sql
+from store import db, is_postgres, queries
 from store.models import DailyRollup, Source, SourceDomain
 
 SORTS = ("total_messages", "source_ip", "first_seen", "last_seen", "compliance",
@@ -76,14 +77,55 @@ def _query(org_id: str, wanted: SourceFilter, counting: bool = False):
 
 
 def source_rows(org_id: str, wanted: SourceFilter, limit: int, offset: int) -> list[tuple]:
-    """A page of rows: ROW_FIELDS then the figures (Source's, or the filtered domain's)."""
+    """A page of rows: ROW_FIELDS, the figures (Source's, or the filtered domain's), as the
+    driver gives them but for the two times, then the domains the IP sent for, by name.
+
+    Without a search, the SQL is built once per shape (filters present, sort); a search's
+    pattern is built per request."""
+    values = {"org": org_id, "limit": limit, "offset": offset}
+    if wanted.search:
+        rows = sql.raw_rows(_page(org_id, wanted, limit, offset))
+    else:
+        shape = (wanted.domain is not None, wanted.reputation is not None, wanted.has_failures,
+                 wanted.sort_by, wanted.descending)
+        compiled = _PAGES.get(shape)
+        if compiled is None:
+            compiled = _PAGES[shape] = sql.Compiled(lambda **marks: _marked_page(wanted, **marks))
+        if wanted.domain is not None:
+            values["domain"] = wanted.domain
+        if wanted.reputation is not None:
+            values["reputation"] = wanted.reputation
+        rows = compiled.run(**values)
+    first, last = Source.first_seen.python_value, Source.last_seen.python_value
+    return [(*row[:-3], first(row[-3]), last(row[-2]), sorted((row[-1] or "").split()))
+            for row in rows]
+
+
+_PAGES: dict[tuple, sql.Compiled] = {}
+
+
+def _domains():
+    """The domains a page row's IP sent for, joined by spaces (a name has none), read in the
+    page's own statement: apart, they were a second round trip of every page."""
+    sent = SourceDomain.alias("sent")
+    joined = (fn.string_agg(sent.domain, " ") if is_postgres()
+              else fn.group_concat(sent.domain, " "))
+    return (sent.select(joined)
+            .where((sent.org == Source.org) & (sent.ip == Source.ip)))
+
+
+def _marked_page(wanted: SourceFilter, org, limit, offset, domain=None, reputation=None):
+    return _page(org, replace(wanted, domain=domain, reputation=reputation), limit, offset)
+
+
+def _page(org_id: str, wanted: SourceFilter, limit, offset):
     query, table = _query(org_id, wanted)
-    query = query.select(*ROW_FIELDS, *_figures(table))
+    query = query.select(*ROW_FIELDS, *_figures(table), _domains())
     key = _sort_key(wanted, table)
     # The tie-break is the id of the rows paged over, so an index on the sort serves the page.
     order = ((key.desc(), table.id.desc()) if wanted.descending
              else (key.asc(), table.id.asc()))
-    return list(query.order_by(*order).limit(limit).offset(offset).tuples())
+    return query.order_by(*order).limit(limit).offset(offset)
 
 
 def source_count(org_id: str, wanted: SourceFilter) -> int:
@@ -91,27 +133,21 @@ def source_count(org_id: str, wanted: SourceFilter) -> int:
     return query.select(table.id).count()
 
 
-def last_enriched_at(org_id: str):
-    """The org's latest enrichment: moves whenever a source's reputation or search text can
-    have changed without a report being stored (one probe of the (org, enriched_at) index)."""
-    return Source.select(fn.MAX(Source.enriched_at)).where(Source.org == org_id).scalar()
+def count_stamp(org_id: str) -> tuple[int, object]:
+    """(the org's report version, its latest enrichment as the driver gives it) in one
+    statement: a filter's total is remembered while both hold, as the enrichment moves whenever
+    a source's reputation or search text can have changed without a report being stored (one
+    probe of the (org, enriched_at) index)."""
+    statement = f"SELECT ({queries.version_statement()}), ({_LAST_ENRICHED})"
+    version, enriched = sql.run_named(db.obj, statement, {"org": org_id}).fetchone()
+    return int(version or 0), enriched
+
+
+_LAST_ENRICHED = 'SELECT MAX("enriched_at") FROM "source" WHERE "org_id" = :org'
 
 
 def any_source(org_id: str) -> bool:
     return Source.select(Source.id).where(Source.org == org_id).exists()
-
-
-def domains_of(org_id: str, ips) -> dict[str, list[str]]:
-    """The domains each IP sent for, by name."""
-    found: dict[str, list[str]] = {ip: [] for ip in ips}
-    if not found:
-        return found
-    # Sorted here: an ORDER BY domain would lead SQLite to the (org, domain, ip) index.
-    rows = sql.rows_among((SourceDomain.ip, SourceDomain.domain), SourceDomain.org, org_id,
-                          SourceDomain.ip, list(found))
-    for ip, domain in sorted(rows):
-        found[ip].append(domain)
-    return found
 
 
 def source(org_id: str, ip: str) -> Source | None:

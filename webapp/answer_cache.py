@@ -42,12 +42,15 @@ class AnswerCache:
         return value
 
 
-def remember(key, org_id: str, compute):
-    """compute() for this org and key, reused by later requests until its reports change."""
+def remember(key, org_id: str, compute, version: int | None = None):
+    """compute() for this org and key, reused by later requests until its reports change;
+    version: the org's report version, when the caller read it with something else."""
     cache = current_app.extensions.get("rua.answer_cache")
     if cache is None:
         cache = current_app.extensions.setdefault("rua.answer_cache", AnswerCache())
-    return cache.get((org_id, key), report_version(org_id), compute)
+    if version is None:
+        version = report_version(org_id)
+    return cache.get((org_id, key), version, compute)
 
 
 def report_version(org_id: str) -> int:

@@ -22,10 +22,11 @@ def figures(messages, compliant, spf_fail, dkim_fail) -> dict:
             "compliance_rate": rate(compliant, messages)}
 
 
-def source_row(row, domains: list[str]) -> dict:
-    """A page row (ROW_FIELDS, then messages, compliant, spf_fail, dkim_fail, first, last)."""
+def source_row(row) -> dict:
+    """A page row (ROW_FIELDS, then messages, compliant, spf_fail, dkim_fail, first, last,
+    domains)."""
     (_, ip, ptr, name, slug, icon, abuse_status, authorized, country, messages, compliant,
-     spf_fail, dkim_fail, first_seen, last_seen) = row
+     spf_fail, dkim_fail, first_seen, last_seen, domains) = row
     return {"source_ip": ip, **figures(messages, compliant, spf_fail, dkim_fail),
             "domains": domains, "first_seen": first_seen, "last_seen": last_seen, "ptr": ptr,
             "service_name": name, "service_slug": slug, "service_icon": icon,
@@ -49,14 +50,15 @@ def index():
     wanted = source_filter(args)
 
     def rows(page):
-        found = queries.source_rows(org_id, wanted, page.limit, page.offset)
-        domains = queries.domains_of(org_id, [row[1] for row in found])
-        return [source_row(row, domains[row[1]]) for row in found]
-    # A filter's total is remembered until a report is stored or a source enriched: a search
-    # counts by scanning every source's search text.
-    body = envelope("sources", None, params.page(args), rows=rows, count=lambda: remember(
-        ("sources", wanted, queries.last_enriched_at(org_id)), org_id,
-        lambda: queries.source_count(org_id, wanted)))
+        return [source_row(row) for row in queries.source_rows(org_id, wanted, page.limit,
+                                                                 page.offset)]
+    def total():
+        # A filter's total is remembered until a report is stored or a source enriched: a
+        # search counts by scanning every source's search text.
+        version, enriched = queries.count_stamp(org_id)
+        return remember(("sources", wanted, enriched), org_id,
+                        lambda: queries.source_count(org_id, wanted), version)
+    body = envelope("sources", None, params.page(args), rows=rows, count=total)
     body["has_any"] = body["total"] > 0 or queries.any_source(org_id)
     return body
 
@@ -74,8 +76,8 @@ def detail(ip: str, timeline: bool = True):
     row = (found.id, found.ip, found.ptr, found.service_name, found.service_slug,
            found.service_icon, found.abuse_status, found.authorized, found.country,
            found.messages, found.compliant, found.spf_fail, found.dkim_fail, found.first_seen,
-           found.last_seen)
-    body = source_row(row, [d.domain for d in domains])
+           found.last_seen, [d.domain for d in domains])
+    body = source_row(row)
     body.update(
         fcrdns=found.fcrdns, service_kind=found.service_kind,
         geo={"country": found.country, "country_name": found.country_name, "asn": found.asn,

@@ -4,6 +4,8 @@ from __future__ import annotations
 import importlib
 import pathlib
 import sys
+import threading
+import time
 
 import pytest
 from flask import Blueprint
@@ -13,7 +15,7 @@ import webapp
 from config import Config
 from tests.factories import make_key, make_org
 from tests.webapp.helpers import assert_error, get
-from webapp import create_app
+from webapp import connections, create_app
 
 
 def test_the_api_is_served_under_the_path_of_the_base_url(config, database, clock):
@@ -82,12 +84,46 @@ def test_responses_are_json(client, key):
     assert resp.headers["Content-Type"] == "application/json"
 
 
-def test_a_request_gives_its_connection_back(config, database, clock):
-    app = create_app(config, clock=clock)
-    app.test_client().get("/api/v1/enums")
-    # Postgres returns it to the pool; SQLite keeps one per thread (closing checkpoints the WAL).
-    assert store.db.obj.is_closed() is not config.is_sqlite
+def test_a_request_keeps_its_connection_for_the_next(config, database, clock):
+    # One per worker thread: closing SQLite's last one checkpoints the WAL; a Postgres one taken
+    # from the pool again would be checked with a round trip each time.
+    client = create_app(config, clock=clock).test_client()
+    client.get("/api/v1/enums")
+    first = store.db.obj.connection()
+    client.get("/api/v1/enums")
+    assert store.db.obj.connection() is first
     assert not store.db.obj.in_transaction()
+
+
+def test_a_request_on_another_thread_gives_a_postgres_connection_back(config, database, clock):
+    app = create_app(config, clock=clock)
+    closed = []
+
+    def ask():
+        app.test_client().get("/api/v1/enums")
+        closed.append(store.db.obj.is_closed())
+    thread = threading.Thread(target=ask)
+    thread.start()
+    thread.join()
+    # SQLite keeps one per thread; a thread other than the main one may not live as long as
+    # the process, so its Postgres connection goes back to the pool.
+    assert closed == [not config.is_sqlite]
+
+
+def test_a_kept_postgres_connection_the_server_ended_is_replaced(config, database, clock):
+    if config.is_sqlite:
+        pytest.skip("a Postgres connection")
+    client = create_app(config, clock=clock).test_client()
+    client.get("/api/v1/enums")                  # the main thread now keeps a connection
+    _, key = make_key(make_org(plan="team"))
+    kept = store.db.obj.connection()
+    assert get(client, "/enums", key).status_code == 200
+    database.execute_sql("SELECT pg_terminate_backend(%s)", (kept.get_backend_pid(),))
+    deadline = time.monotonic() + 10             # the server ends it a moment later
+    while not connections.lost(kept) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert get(client, "/enums", key).status_code == 200
+    assert store.db.obj.connection() is not kept
 
 
 def test_a_request_never_leaves_a_transaction_open_for_the_next(app, client, key):

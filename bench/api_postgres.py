@@ -1,0 +1,225 @@
+"""The floor of a request on Postgres: bare gunicorn against rua's routes on a provider's store,
+with where each request's time goes (prints figures; asserts nothing).
+
+    .venv/bin/python bench/api_postgres.py --database-url postgresql://USER@HOST/DB
+        [--against PATH] [--rounds 3] [--seconds 5] [--connections 16]
+
+The database is one bench/ingest_provider.py filled (200 organizations x 25 domains), left as it
+is but for 10 keys per organization made here (bench/sources.py's provider_keys). Each target is
+served by gunicorn under deploy/gunicorn.conf.py and loaded by wrk in interleaved rounds
+(bench/interleave.py's way: every server up at once, the order shuffled each round): the bare
+WSGI app (bench/api_apps.py, the ceiling), /dashboard/overview (a snapshot), /reports?limit=50
+and /sources. With --against PATH, another checkout (e.g. a worktree of main) serves the same
+routes in the same rounds. Beside req/s and latency, per request: the gunicorn workers' CPU and
+the CPU of the Postgres backends serving them (/proc, the backends found by their
+application_name), and the statements each request sends (counted in process, one request at a
+time, through the driver's cursor: the pool's own checks included).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import pathlib
+import random
+import statistics
+import subprocess
+import sys
+from collections import Counter
+from datetime import timedelta
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+# --count runs with RUA_BENCH_CODE naming the checkout whose app it counts: that one comes first.
+sys.path[:0] = [path for path in (os.environ.get("RUA_BENCH_CODE"), str(ROOT)) if path]
+
+ROUTES = {
+    "/dashboard/overview": "/api/v1/dashboard/overview",
+    "/reports?limit=50": "/api/v1/reports?limit=50",
+    "/sources": "/api/v1/sources",
+}
+CEILING = "bare WSGI (ceiling)"
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids) -> float:
+    """User + system CPU of the processes (those gone meanwhile count nothing)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / TICKS
+
+
+def workers_of(master: int) -> list[int]:
+    """The gunicorn master's worker processes."""
+    found = []
+    for task in os.listdir(f"/proc/{master}/task"):
+        with open(f"/proc/{master}/task/{task}/children") as children:
+            found += [int(pid) for pid in children.read().split()]
+    return found
+
+
+def backends(url: str, name: str) -> list[int]:
+    """The pids of the Postgres backends whose application_name is name."""
+    import psycopg2
+    with psycopg2.connect(url) as connection, connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE application_name = %s", (name,))
+        pids = [row[0] for row in cursor.fetchall()]
+    connection.close()
+    return pids
+
+
+def with_name(url: str, name: str) -> str:
+    return url + ("&" if "?" in url else "?") + f"application_name={name}"
+
+
+def run_measured(wrk, server, target, keys, seconds, connections, url) -> dict:
+    """One wrk run of the target, with the CPU its workers and their backends spent a request."""
+    from bench.api import run_wrk
+    workers = workers_of(server.process.pid)
+    pg = backends(url, target.app_name) if target.app_name else []
+    before = cpu_seconds(workers), cpu_seconds(pg)
+    figures = run_wrk(wrk, server.url, target.paths, keys, seconds, connections, 2)
+    after = cpu_seconds(workers), cpu_seconds(pg)
+    figures["worker_ms"] = 1000 * (after[0] - before[0]) / figures["requests"]
+    figures["pg_ms"] = 1000 * (after[1] - before[1]) / figures["requests"]
+    return figures
+
+
+def count_statements(url: str, path: str, key: str, requests: int = 50) -> dict:
+    """The statements one request of path sends, by kind, averaged over requests (after one
+    unmeasured request), counted at the driver's cursor."""
+    import psycopg2.extensions
+
+    from config import Config
+    from store import db
+    from store.clock import utcnow
+    from webapp import create_app
+
+    sent: list[str] = []
+
+    class Counting(psycopg2.extensions.cursor):
+        def execute(self, query, vars=None):
+            sent.append(query.decode() if isinstance(query, bytes) else query)
+            return super().execute(query, vars)
+
+    # One second a request: the abuse window (50 requests in 10 s per key) never closes.
+    ticks, first = itertools.count(), utcnow()
+    app = create_app(Config(database_url=url, offline=True),
+                     clock=lambda: first + timedelta(seconds=next(ticks)))
+    db.obj.connect_params["cursor_factory"] = Counting
+    db.obj.close_all()
+    client = app.test_client()
+    headers = {"Authorization": f"Bearer {key}"}
+    assert client.get(path, headers=headers).status_code == 200
+    sent.clear()
+    for _ in range(requests):
+        client.get(path, headers=headers)
+    kinds = Counter(" ".join(text.split())[:40] for text in sent)
+    return {"statements": len(sent) / requests,
+            "kinds": {kind: n / requests for kind, n in kinds.most_common()}}
+
+
+def print_statements(url: str, keys: list[str], roots: dict) -> None:
+    """Each count with a key of its own: its clock runs ahead of the abuse window's."""
+    print("\nstatements a request (in process, one at a time, 50 requests after one):")
+    unused = iter(keys)
+    for label, root in roots.items():
+        for route, path in ROUTES.items():
+            key = next(unused)
+            env = {**os.environ, "RUA_BENCH_CODE": str(root)}
+            out = subprocess.run([sys.executable, __file__, "--count", path, "--database-url",
+                                  url, "--key", key], env=env, cwd=root, capture_output=True,
+                                 text=True, check=False)
+            if out.returncode != 0:
+                print(f"  {label} {route}: failed: {out.stderr[-500:]}")
+                continue
+            found = json.loads(out.stdout.splitlines()[-1])
+            kinds = ", ".join(f"{n:g} {kind}" for kind, n in found["kinds"].items())
+            print(f"  {label:<6} {route:<22} {found['statements']:.1f}: {kinds}")
+
+
+class Target:
+    def __init__(self, label, app_spec, paths, root, app_name):
+        self.label, self.app_spec, self.paths = label, app_spec, paths
+        self.root, self.app_name, self.runs = root, app_name, []
+
+    def median(self, figure: str) -> float:
+        return statistics.median(run[figure] for run in self.runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", required=True)
+    parser.add_argument("--against", default="", help="another checkout to serve the routes")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--count", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--key", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.count:
+        print(json.dumps(count_statements(args.database_url, args.count, args.key)))
+        return
+
+    from bench.api import OUT, ensure_wrk
+    from bench.sources import provider_keys
+    OUT.mkdir(parents=True, exist_ok=True)
+    wrk, keys = ensure_wrk(), provider_keys(args.database_url)
+    roots = {"this": ROOT}
+    if args.against:
+        roots["other"] = pathlib.Path(args.against).resolve()
+    targets = [Target(CEILING, "bench.api_apps:bare", ["/constant"], ROOT, "")]
+    for label, root in roots.items():
+        for route, path in ROUTES.items():
+            targets.append(Target(f"{label} {route}", "wsgi:app", [path], root,
+                                  f"rua-bench-{label}"))
+    print(f"{len(keys):,} keys; wrk -t2 -c{args.connections} -d{args.seconds}s, {args.rounds} "
+          f"interleaved rounds; gunicorn (deploy/gunicorn.conf.py); load average "
+          f"{os.getloadavg()[0]:.1f}", flush=True)
+    with_servers(args, wrk, keys, targets)
+    ceiling = next(t for t in targets if t.label == CEILING)
+    print(f"\n{'target':<32} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'bad':>5} "
+          f"{'x bare':>7} {'worker ms':>9} {'pg ms':>6}  (medians of the rounds)")
+    for t in targets:
+        ratio = statistics.median(r["rps"] / c["rps"] for r, c in zip(t.runs, ceiling.runs))
+        bad = sum(run["non2xx"] + run["errors"] for run in t.runs)
+        print(f"{t.label:<32} {t.median('rps'):>7,.0f} {t.median('p50_us') / 1000:>7.2f} "
+              f"{t.median('p99_us') / 1000:>7.2f} {bad:>5} {ratio:>7.3f} "
+              f"{t.median('worker_ms'):>9.2f} {t.median('pg_ms'):>6.2f}")
+    load = os.getloadavg()
+    print(f"load average after the run: {load[0]:.1f} (1 min), {load[1]:.1f} (5 min)")
+    print_statements(args.database_url, keys[::-1], roots)
+
+
+def with_servers(args, wrk, keys, targets) -> None:
+    """Start one gunicorn per target, warm each up, then the interleaved rounds."""
+    import contextlib
+
+    from bench.api import Gunicorn, check_answers, run_wrk
+    with contextlib.ExitStack() as stack:
+        servers = []
+        for t in targets:
+            url = with_name(args.database_url, t.app_name) if t.app_name else args.database_url
+            servers.append(stack.enter_context(Gunicorn(t.app_spec, url, root=t.root)))
+        for t, server in zip(targets, servers):
+            check_answers(server.url, t.paths, keys[0])
+            run_wrk(wrk, server.url, t.paths, keys, 4, args.connections, 2)
+        for number in range(args.rounds):
+            order = list(zip(targets, servers))
+            random.shuffle(order)
+            for t, server in order:
+                t.runs.append(run_measured(wrk, server, t, keys, args.seconds,
+                                           args.connections, args.database_url))
+            print(f"  round {number + 1} of {args.rounds}: "
+                  + ", ".join(f"{t.label} {t.runs[-1]['rps']:,.0f}" for t in targets),
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
