@@ -432,6 +432,7 @@ def _source_sort_indexes(database):
 REPORT_INDEXES = {
     "sqlite": {
         "report_org_id_received_at_id": ("report", ('"org_id"', '"received_at"', '"id"'), ""),
+        "report_org_id_domain_id": ("report", ('"org_id"', '"domain"', '"id"'), ""),
         "report_org_lower_report_id_id":
             ("report", ('"org_id"', 'LOWER("report_id")', '"id"'), ""),
         "report_org_domain_date_end_id":
@@ -447,9 +448,10 @@ REPORT_INDEXES = {
         "report_org_domain_date_end": ("report", ('"org_id"', '"domain"', '"date_end"'), ""),
     },
 }
-# Read by no query on either database: a sort by domain breaks ties by date_end, and report
-# ids are sorted and searched by other indexes or none.
-REPORT_INDEXES_UNREAD = ("report_org_id_domain_id", "report_org_id_report_id_id")
+# Read by no query on either database: report ids are sorted and searched by other indexes or
+# none. (A sort by domain breaks its ties by id: SQLite keeps an index for it; Postgres walks
+# the domain filter's index and sorts each domain's reports by id, an incremental sort.)
+REPORT_INDEXES_UNREAD = ("report_org_id_report_id_id",)
 
 
 def create_indexes(database, indexes: dict) -> None:

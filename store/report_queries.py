@@ -38,17 +38,16 @@ class SummaryRow(NamedTuple):
     authenticity: str           # what the report's mail proves (rules/authenticity.py)
     signed_by: str
 
-# Each sort's keys, before the id that breaks the last ties. String sorts are case-insensitive
-# (indexes on lower(...) serve them); a domain's reports follow their period, as the domain
-# filter's index holds them (store/models.py, store/migrations.py REPORT_INDEXES).
+# Every sort ends with the id as tie-breaker (the contract). String sorts are case-insensitive
+# (indexes on lower(...) serve them; store/models.py, store/migrations.py REPORT_INDEXES).
 REPORT_SORTS = {
-    "date_end": (Report.date_end,),
-    "received": (Report.received_at,),
-    "org_name": (fn.LOWER(Report.org_name),),
-    "domain": (Report.domain, Report.date_end),
-    "total_messages": (Report.total_messages,),
-    "report_id": (fn.LOWER(Report.report_id),),
-    "compliance": (Report.compliance_rate,),
+    "date_end": Report.date_end,
+    "received": Report.received_at,
+    "org_name": fn.LOWER(Report.org_name),
+    "domain": Report.domain,
+    "total_messages": Report.total_messages,
+    "report_id": fn.LOWER(Report.report_id),
+    "compliance": Report.compliance_rate,
 }
 
 
@@ -93,10 +92,10 @@ def matching_domains(org_id: str, term: str) -> tuple[str, ...]:
 def report_page(org_id: str, f: ReportFilter):
     """Report summaries (tuples in SUMMARY_COLUMNS order) matching f (domains set), in f's order."""
     query = Report.select(*SUMMARY_COLUMNS).where(_report_conditions(org_id, f))
-    keys = (*REPORT_SORTS.get(f.sort_by, REPORT_SORTS["date_end"]), Report.id)
+    key = REPORT_SORTS.get(f.sort_by, Report.date_end)
     if f.descending:
-        return query.order_by(*(key.desc() for key in keys)).tuples()
-    return query.order_by(*(key.asc() for key in keys)).tuples()
+        return query.order_by(key.desc(), Report.id.desc()).tuples()
+    return query.order_by(key.asc(), Report.id.asc()).tuples()
 
 
 _PAGES: dict = {}

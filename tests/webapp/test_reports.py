@@ -294,3 +294,12 @@ def test_a_nul_in_a_text_filter_matches_nothing(client, org, key, query):
     make_report(org)
     body = get(client, "/reports?" + query, key).get_json()
     assert (body["reports"], body["total"], body["has_any"]) == ([], 0, True)
+
+
+def test_sort_by_domain_breaks_ties_by_id_not_by_period(client, org, key):
+    late = make_report(org, "same.example", **window("2024-01-03T00:00:00", "2024-01-04T00:00:00"))
+    early = make_report(org, "same.example", **window("2024-01-01T00:00:00", "2024-01-02T00:00:00"))
+    other = make_report(org, "other.example")
+    ties = sorted([late.id, early.id])
+    assert _sorted(client, key, "domain", "&sort_dir=asc") == [other.id] + ties
+    assert _sorted(client, key, "domain") == ties[::-1] + [other.id]
