@@ -10,8 +10,7 @@ and IN lists peewee builds value by value, where only the models' table and colu
 quoted, enter the text with a `?` per value that this module writes itself; and every statement
 written by hand (the metering upserts, the key look-up, SQLite's report version) in `:name` marks,
 which run_named() and Prepared turn into positional ones once. What it costs: a statement's text
-is only ever built from names and marks, never from a value. The statements ingest sends for
-every report are also prepared once per Postgres connection (run_prepared).
+is only ever built from names and marks, never from a value.
 """
 from __future__ import annotations
 
@@ -228,7 +227,7 @@ def insert_rows(model, fields, rows, *, conflict=(), add=(), take=(), newer=None
 PREPARED_STATEMENTS = 200   # per connection; past them a statement runs as text, planned each time
 PREPARED_VALUES = 1000      # a statement of more values runs as text: its plan is large, and
                             # planning it costs less beside the rows it writes
-_PREPARED = weakref.WeakKeyDictionary()     # connection -> {statement text: its EXECUTE}
+_PREPARED = weakref.WeakKeyDictionary()     # Postgres connection -> {statement text: its name}
 _PERCENT_MARKS = re.compile(r"%([%s])")
 
 
@@ -240,21 +239,22 @@ def run_prepared(text: str, params: list):
     database = db.obj
     if not is_postgres() or len(params) > PREPARED_VALUES:
         return database.execute_sql(text, params)
-    prepared = _PREPARED.setdefault(database.connection(), {})
-    executing = prepared.get(text)
-    if executing is None:
-        if len(prepared) >= PREPARED_STATEMENTS:
+    names = _PREPARED.setdefault(database.connection(), {})
+    name = names.get(text)
+    if name is None:
+        if len(names) >= PREPARED_STATEMENTS:
             return database.execute_sql(text, params)
-        name = f"rua_statement_{len(prepared) + 1}"
+        name = f"rua_statement_{len(names) + 1}"
         # A float is declared as one: Postgres would take the type of the column it meets
         # (100.0 * an integer column, a percentage, would divide as integers).
         types = ", ".join("double precision" if isinstance(value, float) else "unknown"
                           for value in params)
         database.execute_sql(f"PREPARE {name} ({types}) AS {_numbered(text)}" if params
                              else f"PREPARE {name} AS {_numbered(text)}")
-        marks = ", ".join(["%s"] * len(params))
-        executing = prepared[text] = f"EXECUTE {name} ({marks})" if params else f"EXECUTE {name}"
-    return database.execute_sql(executing, params)
+        names[text] = name
+    marks = ", ".join(["%s"] * len(params))
+    return database.execute_sql(f"EXECUTE {name} ({marks})" if params else f"EXECUTE {name}",
+                                params)
 
 
 def _numbered(text: str) -> str:
