@@ -135,25 +135,15 @@ def execute(key, build, params=()):
     return db.execute_sql(statement(key, build), params)
 
 
-def rows_among(fields, owner, owner_id, key, keys: list, *, prepared: bool = False
-               ) -> list[tuple]:
+def rows_among(fields, owner, owner_id, key, keys: list) -> list[tuple]:
     """`fields` of the rows whose `owner` column is owner_id and whose `key` is among keys (one
     model's columns), with a ? per key: peewee's work on each value of an IN list costs more
-    than the query when the list is long (docs/performance.md).
-
-    prepared: on Postgres the keys are one array (`= ANY`), so one text serves every number of
-    keys and is prepared once per connection (run_prepared)."""
-    selected = ", ".join(name(f) for f in fields)
-    tag = ("rows among", *(f.column_name for f in fields), owner.column_name, key.column_name)
-    if prepared and is_postgres():
-        text = statement(tag + ("any",), lambda: (
-            f"SELECT {selected} FROM {table(owner.model)} WHERE {name(owner)} = ? "
-            f"AND {name(key)} = ANY(?)"))
-        return run_prepared(text, [owner_id, list(keys)]).fetchall()
-
+    than the query when the list is long (docs/performance.md)."""
     def build():
+        selected = ", ".join(name(f) for f in fields)
         return (f"SELECT {selected} FROM {table(owner.model)} WHERE {name(owner)} = ? "
                 f"AND {name(key)} IN ({', '.join(['?'] * len(keys))})")
+    tag = ("rows among", *(f.column_name for f in fields), owner.column_name, key.column_name)
     return execute(tag + (len(keys),), build, [owner_id, *keys]).fetchall()
 
 

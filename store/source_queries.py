@@ -139,4 +139,4 @@ def enrichment(org_id: str, ips: list[str]) -> list[tuple]:
     """(ip, service kind, abuse status) of the organization's Source rows among ips, as ingest
     classifies records."""
     fields = (Source.ip, Source.service_kind, Source.abuse_status)
-    return sql.rows_among(fields, Source.org, org_id, Source.ip, ips, prepared=True)
+    return sql.rows_among(fields, Source.org, org_id, Source.ip, ips)
