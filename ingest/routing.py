@@ -49,5 +49,4 @@ def _monitoring(name: str) -> list[Organization]:
 
 _MONITORING = sql.Compiled(lambda name: Organization.select()
                            .join(Domain, on=(Domain.org == Organization.id))
-                           .where(Domain.name == name).distinct().order_by(Organization.name),
-                           prepared=True)
+                           .where(Domain.name == name).distinct().order_by(Organization.name))

@@ -142,4 +142,4 @@ def _announce(org_id: str, domain: str, day: date, new_ips: list[str]) -> None:
 _FIRST_DAY = sql.Compiled(lambda org, domain: DomainDay
                           .select(DomainDay.day).where(DomainDay.org == org,
                                                        DomainDay.domain == domain)
-                          .order_by(DomainDay.day).limit(1), prepared=True)
+                          .order_by(DomainDay.day).limit(1))

@@ -313,7 +313,7 @@ def _fit(model, warnings: list, values: dict) -> dict:
 
 
 _STORED = sql.Compiled(lambda org, key: Report.select()
-                       .where(Report.org == org, Report.dedupe_key == key), prepared=True)
+                       .where(Report.org == org, Report.dedupe_key == key))
 _REPORT_FIELDS = sql.columns(Report)
 _TOTAL_FIELDS = (Report.record_count, Report.total_messages, Report.compliant_messages,
                  Report.compliance_rate, Report.failure_summary, Report.parse_warnings)
@@ -323,4 +323,4 @@ _TOTALS = sql.Compiled(lambda id, **totals: Report.update(
     .where(Report.id == id))
 _MONITORED = sql.Compiled(lambda org, name: Domain
                           .select(Domain.id, Domain.source, Domain.dkim_selectors)
-                          .where(Domain.org == org, Domain.name == name), prepared=True)
+                          .where(Domain.org == org, Domain.name == name))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 import weakref
-from itertools import chain, count
+from itertools import chain
 
 from peewee import (BigIntegerField, CharField, FloatField, ForeignKeyField, IntegerField,
                     TextField, Value)
@@ -40,13 +40,10 @@ def _cached(key, build):
 
 
 class Compiled:
-    """build(**placeholders) returns a peewee query; run(**values) executes its SQL with values.
-    prepared: Postgres plans it once per connection (run_prepared), for a statement of every
-    report ingest stores."""
+    """build(**placeholders) returns a peewee query; run(**values) executes its SQL with values."""
 
-    def __init__(self, build, *, prepared: bool = False):
+    def __init__(self, build):
         self.build = build
-        self.prepared = prepared
 
     def _compile(self, names):
         marks = {name: f"\x00{name}\x00" for name in names}
@@ -63,15 +60,13 @@ class Compiled:
         names = tuple(sorted(values))
         sql, slots = _cached((self, names), lambda: self._compile(names))
         params = [values[item] if named else item for named, item in slots]
-        if self.prepared:
-            return run_prepared(sql, params)
         return db.obj.execute_sql(sql, params)
 
 
 class CompiledRows:
     """build(rows) returns a peewee query over rows of values (a multi-row insert or upsert);
     run(rows) executes its SQL with rows of values as the database takes them, the text made
-    once per number of rows and prepared on Postgres (run_prepared)."""
+    once per number of rows."""
 
     def __init__(self, build):
         self.build = build
@@ -104,7 +99,8 @@ class CompiledRows:
         sql, slots = _cached((self, len(rows), len(rows[0])),
                              lambda: self._compile(len(rows), len(rows[0])))
         flat = list(chain.from_iterable(rows))
-        cursor = run_prepared(sql, [flat[item] if marked else item for marked, item in slots])
+        cursor = db.obj.execute_sql(sql, [flat[item] if marked else item
+                                          for marked, item in slots])
         return cursor.fetchall() if cursor.description else []
 
 
@@ -173,8 +169,7 @@ def converters(fields):
 def insert_rows(model, fields, rows, *, conflict=(), add=(), take=(), newer=None,
                 ignore=False, converted=False):
     """Insert tuples in `fields` order; a row hitting the `conflict` key adds its `add` columns
-    and takes its `take` columns if its `newer` column is at least the stored one. Prepared on
-    Postgres (run_prepared).
+    and takes its `take` columns if its `newer` column is at least the stored one.
 
     ignore: a row that conflicts with any unique key is skipped. converted: the values are
     already as the database takes them (JSON as text)."""
@@ -211,46 +206,7 @@ def insert_rows(model, fields, rows, *, conflict=(), add=(), take=(), newer=None
         else:
             params = [value if c is None else c(value) for each in chunk
                       for (_, c), value in zip(convert, each)]
-        run_prepared(head + ", ".join([one] * len(chunk)) + end, params)
-
-
-PREPARED_STATEMENTS = 200   # per connection; past them a statement runs as text, planned each time
-PREPARED_VALUES = 1000      # a statement of more values runs as text: its plan is large, and
-                            # planning it costs less beside the rows it writes
-_PREPARED = weakref.WeakKeyDictionary()     # Postgres connection -> {statement text: its name}
-_PERCENT_MARKS = re.compile(r"%([%s])")
-
-
-def run_prepared(text: str, params: list):
-    """The cursor of text (in the database's marks) run with params. On Postgres the statement is
-    prepared once per connection and executed by name after: planning ingest's small
-    statements costs Postgres more than running them. A prepared statement outlives a
-    rollback; a new connection prepares its own."""
-    database = db.obj
-    if not is_postgres() or len(params) > PREPARED_VALUES:
-        return database.execute_sql(text, params)
-    names = _PREPARED.setdefault(database.connection(), {})
-    name = names.get(text)
-    if name is None:
-        if len(names) >= PREPARED_STATEMENTS:
-            return database.execute_sql(text, params)
-        name = f"rua_statement_{len(names) + 1}"
-        # A float is declared as one: Postgres would take the type of the column it meets
-        # (100.0 * an integer column, a percentage, would divide as integers).
-        types = ", ".join("double precision" if isinstance(value, float) else "unknown"
-                          for value in params)
-        database.execute_sql(f"PREPARE {name} ({types}) AS {_numbered(text)}" if params
-                             else f"PREPARE {name} AS {_numbered(text)}")
-        names[text] = name
-    marks = ", ".join(["%s"] * len(params))
-    return database.execute_sql(f"EXECUTE {name} ({marks})" if params else f"EXECUTE {name}",
-                                params)
-
-
-def _numbered(text: str) -> str:
-    """psycopg2's text (%s for each value, %% for a percent sign) with $1, $2... for PREPARE."""
-    number = count(1)
-    return _PERCENT_MARKS.sub(lambda m: "%" if m[1] == "%" else f"${next(number)}", text)
+        db.execute_sql(head + ", ".join([one] * len(chunk)) + end, params)
 
 
 # Statements written with named values (:name), for the hand-written ones whose values repeat.

@@ -153,7 +153,7 @@ def dirty_orgs() -> list[str]:
 # Compiled once: ingest marks the organization with every report it stores.
 _MARK_DIRTY = compiled.Compiled(lambda org, now: Organization.update(dirty_since=Case(
     None, [((Organization.dirty_since.is_null()) | (Organization.dirty_since > now), now)],
-    Organization.dirty_since)).where(Organization.id == org), prepared=True)
+    Organization.dirty_since)).where(Organization.id == org))
 _DIRTY_SINCE = compiled.Compiled(lambda org: Organization.select(Organization.dirty_since)
                                  .where(Organization.id == org))
 _TAKE_DIRTY = compiled.Compiled(lambda org, refreshing: Organization.update(
