@@ -7,9 +7,12 @@
 The database is a scratch one: its tables are dropped first. The reports are demo/'s (one
 generated day of its four sites, each domain given one site's reports with its own name), written
 as files and ingested by `ingest_paths` without --org (so every report is routed), split over
---processes worker processes; the day before is stored first, unmeasured, and ANALYZEd. Printed: reports/s, Postgres time per report (`active_time` of
-pg_stat_database before and after, with transactions, tuples and blocks per report), what one
-routing look-up costs, and each table's index size against its table size. --scale 0.1 is 20
+--processes worker processes; the day before is stored first, unmeasured, and ANALYZEd.
+Printed: reports/s, Postgres time per report (`active_time` of pg_stat_database before and
+after, with transactions, tuples and blocks per report), the CPU time per report of the
+workers and of their Postgres backends (read from /proc when the server runs on this machine:
+on a loaded machine the one figure that waiting for a CPU does not inflate) and the statements
+they sent, what one routing look-up costs, and each table's index size against its table size. --scale 0.1 is 20
 organizations (500 domains); --routing-only builds the organizations and domains and times
 routing alone (--scale 10: 50,000 domains). The floor printed beside them: parsing alone and an
 empty transaction, which any design pays per report. Then the sizes of `source`'s indexes, and
@@ -24,6 +27,7 @@ import json
 import os
 import pathlib
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -86,7 +90,9 @@ def build_store(url: str, orgs) -> None:
 
 
 def worker(url: str) -> None:
-    """Ingest the files named on stdin (routed); print the counts."""
+    """Ingest the files named on stdin (routed); print the counts, and the CPU seconds this
+    process and its Postgres backend spent on them (the backend's None unless the server runs
+    on this machine, where /proc shows it)."""
     from config import Config
     from ingest.pipeline import ingest_paths
     from store import open_db
@@ -95,13 +101,49 @@ def worker(url: str) -> None:
         config = Config(database_url=url, offline=True, lock_dir=folder)
         database = open_db(url)
         with database.connection_context():
+            backend = database.execute_sql("SELECT pg_backend_pid()").fetchone()[0]
+            sent = counting_statements(database)
+            started, backend_started = cpu_seconds(), process_cpu_seconds(backend)
             results = list(ingest_paths(files, config=config))
+            spent, backend_spent = cpu_seconds() - started, process_cpu_seconds(backend)
         database.close_all()
+    if backend_started is not None and backend_spent is not None:
+        backend_spent -= backend_started
     statuses = [r.status for r in results]
     for result in results:
         if result.status == "refused":        # said, so a refusal in a benchmark is looked into
             print(f"refused {result.path}: {result.error}", file=sys.stderr)
-    print(json.dumps({s: statuses.count(s) for s in set(statuses)}))
+    print(json.dumps({"counts": {s: statuses.count(s) for s in set(statuses)},
+                      "cpu": spent, "backend_cpu": backend_spent, "statements": sent[0]}))
+
+
+def counting_statements(database) -> list[int]:
+    """A one-item list that counts the statements rua sends through the database from now on
+    (its driver's BEGIN and COMMIT aside)."""
+    sent = [0]
+    execute = database.execute_sql
+
+    def counted(*args, **kwargs):
+        sent[0] += 1
+        return execute(*args, **kwargs)
+    database.execute_sql = counted
+    return sent
+
+
+def cpu_seconds() -> float:
+    """CPU seconds this process has used, in user and system time."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """CPU seconds another process of this machine has used; None when /proc does not show it
+    (the Postgres server runs elsewhere)."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def analyze(url: str) -> None:
@@ -216,7 +258,10 @@ def floor(url: str, files: list[str]) -> tuple[float, float]:
     return parse_ms, empty_ms
 
 
-def run_workers(url: str, files: list[str], processes: int) -> tuple[float, dict]:
+def run_workers(url: str, files: list[str], processes: int) -> tuple[float, dict, dict]:
+    """Seconds the workers took, the reports' statuses, and the CPU seconds they and their
+    Postgres backends spent ("cpu", "backend_cpu": None when not on this machine), and the
+    statements they sent."""
     chunks = [files[n::processes] for n in range(processes)]
     started = time.perf_counter()
     children = []
@@ -227,13 +272,17 @@ def run_workers(url: str, files: list[str], processes: int) -> tuple[float, dict
         child.stdin.close()
         children.append(child)
     counts: dict[str, int] = {}
+    cpu: dict = {"cpu": 0.0, "backend_cpu": 0.0, "statements": 0}
     for child in children:
         out = child.stdout.read()
         if child.wait() != 0:
             raise SystemExit("a worker failed")
-        for status, count in json.loads(out).items():
+        told = json.loads(out)
+        for status, count in told["counts"].items():
             counts[status] = counts.get(status, 0) + count
-    return time.perf_counter() - started, counts
+        for name in cpu:
+            cpu[name] = None if None in (cpu[name], told[name]) else cpu[name] + told[name]
+    return time.perf_counter() - started, counts, cpu
 
 
 def main() -> None:
@@ -267,13 +316,13 @@ def main() -> None:
         # Postgres has planned with its statistics of them (ANALYZE, as autovacuum does).
         earlier = pathlib.Path(folder) / "before"
         earlier.mkdir()
-        warm, _ = run_workers(url, write_reports(earlier, orgs, DAY - dt.timedelta(days=1)),
+        warm, _, _ = run_workers(url, write_reports(earlier, orgs, DAY - dt.timedelta(days=1)),
                               args.processes)
         analyze(url)
         print(f"the day before stored in {warm:.1f} s (not measured), then ANALYZE")
         files = write_reports(pathlib.Path(folder), orgs, DAY)
         before = pg_stats(url)
-        seconds, counts = run_workers(url, files, args.processes)
+        seconds, counts, cpu = run_workers(url, files, args.processes)
         time.sleep(1.0)                     # the workers' statistics reach pg_stat_database
         after = pg_stats(url)
         parse_ms, empty_ms = floor(url, files)
@@ -285,6 +334,11 @@ def main() -> None:
           f"{per['xact_commit']:.2f} transactions (goal <= 2), {per['tup_inserted']:.1f} rows "
           f"inserted, {per['tup_updated']:.1f} updated, {per['tup_returned']:.0f} tuples "
           f"returned, {per['blks_hit'] + per['blks_read']:.0f} blocks")
+    backend = ("not shown (the server is not on this machine)" if cpu["backend_cpu"] is None
+               else f"{cpu['backend_cpu'] * 1000 / max(reports, 1):.2f} ms")
+    print(f"CPU per report: rua {cpu['cpu'] * 1000 / max(reports, 1):.2f} ms in its processes, "
+          f"their Postgres backends {backend} (what a loaded machine changes least); "
+          f"{cpu['statements'] / max(reports, 1):.1f} statements sent")
     print(f"floor: parsing one report alone {parse_ms:.2f} ms; an empty transaction "
           f"{empty_ms:.2f} ms (one process)")
     rows = sizes(url)

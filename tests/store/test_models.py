@@ -244,6 +244,26 @@ def test_from_version_23_sources_are_sorted_by_indexes_of_their_database(empty_d
             ("org_id", "ip", "domain"), ("org_id", "domain", "messages", "id")}
 
 
+def test_from_version_25_a_record_on_postgres_reaches_its_organization_by_its_report(
+        empty_database, monkeypatch):
+    """The record's own reference to its organization goes on Postgres (its report's holds
+    it); SQLite keeps it. Deleting an organization removes its records either way (above)."""
+    migrate_up_to(empty_database, 23, monkeypatch)
+    assert "org_id" in record_references(empty_database)
+    assert (25, migrations.described(
+        25, "on Postgres a record reaches its organization through its report alone")
+            ) in migrate(empty_database)
+    if "postgres" in type(empty_database).__name__.lower():
+        assert record_references(empty_database) == {"report_id"}
+    else:
+        assert record_references(empty_database) == {"report_id", "org_id"}
+
+
+def record_references(database) -> set[str]:
+    """The columns of the record table that the database checks as foreign keys."""
+    return {key.column for key in database.get_foreign_keys("record")}
+
+
 def indexed(database, table: str) -> set[tuple]:
     """The columns of each of the table's indexes but its primary key's."""
     return {tuple(index.columns) for index in database.get_indexes(table)} - {("id",)}
