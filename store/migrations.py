@@ -22,8 +22,9 @@ SQLite's reports back an (org_id) index, for the report version; version 23 keep
 sort indexes on SQLite and drops those over their totals on Postgres, so ingest updates them in
 place there; version 24 gives reports fewer and narrower indexes on Postgres, whose time-ordered
 ones each grew to a fifth of the table and more; version 25 has a record on Postgres reach its
-organization through its report alone. Once a release has shipped, never edit an applied migration: add the next one (playhouse.migrate's add_column and
-friends), so an existing database is upgraded in place without losing data.
+organization through its report alone. Once a release has shipped, never edit an applied
+migration: add the next one (playhouse.migrate's add_column and friends), so an existing
+database is upgraded in place without losing data.
 """
 from __future__ import annotations
 
@@ -389,20 +390,21 @@ def _report_version_index(database):
 # (HOT) on pages kept partly free for it.
 SOURCE_SORT_INDEXES = {
     "sqlite": {
-        "source_org_id_messages_id": ("source", ("org_id", "messages", "id")),
-        "source_org_id_last_seen_id": ("source", ("org_id", "last_seen", "id")),
-        "source_org_id_compliance_rate_id": ("source", ("org_id", "compliance_rate", "id")),
-        "source_org_id_auth_failures_id": ("source", ("org_id", "auth_failures", "id")),
-        "source_org_id_domain_count_id": ("source", ("org_id", "domain_count", "id")),
+        "source_org_id_messages_id": ("source", ('"org_id"', '"messages"', '"id"'), ""),
+        "source_org_id_last_seen_id": ("source", ('"org_id"', '"last_seen"', '"id"'), ""),
+        "source_org_id_compliance_rate_id":
+            ("source", ('"org_id"', '"compliance_rate"', '"id"'), ""),
+        "source_org_id_auth_failures_id": ("source", ('"org_id"', '"auth_failures"', '"id"'), ""),
+        "source_org_id_domain_count_id": ("source", ('"org_id"', '"domain_count"', '"id"'), ""),
         "source_org_id_abuse_status_messages_id":
-            ("source", ("org_id", "abuse_status", "messages", "id")),
-        "source_org_id_search_text": ("source", ("org_id", "search_text")),
+            ("source", ('"org_id"', '"abuse_status"', '"messages"', '"id"'), ""),
+        "source_org_id_search_text": ("source", ('"org_id"', '"search_text"'), ""),
         "source_domain_org_id_domain_messages_id":
-            ("source_domain", ("org_id", "domain", "messages", "id")),
+            ("source_domain", ('"org_id"', '"domain"', '"messages"', '"id"'), ""),
     },
     "postgres": {
-        "source_org_id_abuse_status": ("source", ("org_id", "abuse_status")),
-        "source_domain_org_id_domain": ("source_domain", ("org_id", "domain")),
+        "source_org_id_abuse_status": ("source", ('"org_id"', '"abuse_status"'), ""),
+        "source_domain_org_id_domain": ("source_domain", ('"org_id"', '"domain"'), ""),
     },
 }
 SOURCE_FILLFACTOR = 80     # room on each page for a row's next version beside it
@@ -411,12 +413,7 @@ SOURCE_FILLFACTOR = 80     # room on each page for a row's next version beside i
 def _source_sort_indexes(database):
     """Each database gets the sources' sort indexes SOURCE_SORT_INDEXES gives it, and loses the
     other's; on Postgres sources' pages keep room for their rows' next versions."""
-    here, other = ("postgres", "sqlite") if is_postgres() else ("sqlite", "postgres")
-    for name in SOURCE_SORT_INDEXES[other]:
-        database.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
-    for name, (table, columns) in SOURCE_SORT_INDEXES[here].items():
-        quoted = ", ".join(f'"{column}"' for column in columns)
-        database.execute_sql(f'CREATE INDEX IF NOT EXISTS "{name}" ON "{table}" ({quoted})')
+    indexes_by_database(database, SOURCE_SORT_INDEXES)
     if is_postgres():
         for table in ("source", "source_domain"):
             database.execute_sql(f'ALTER TABLE "{table}" SET (fillfactor = {SOURCE_FILLFACTOR})')
@@ -462,13 +459,19 @@ def create_indexes(database, indexes: dict) -> None:
                              f'({", ".join(columns)}){where}')
 
 
+def indexes_by_database(database, by_database: dict, unread: tuple = ()) -> None:
+    """The database gets the indexes by_database gives it ({"sqlite"/"postgres": {name: (table,
+    columns, condition)}}) and loses the other database's and those named in `unread`."""
+    here, other = ("postgres", "sqlite") if is_postgres() else ("sqlite", "postgres")
+    for name in (*by_database[other], *unread):
+        database.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
+    create_indexes(database, by_database[here])
+
+
 def _report_indexes(database):
     """Each database gets the report indexes REPORT_INDEXES gives it and loses the other's and
     those no query reads."""
-    here, other = ("postgres", "sqlite") if is_postgres() else ("sqlite", "postgres")
-    for name in (*REPORT_INDEXES[other], *REPORT_INDEXES_UNREAD):
-        database.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
-    create_indexes(database, REPORT_INDEXES[here])
+    indexes_by_database(database, REPORT_INDEXES, REPORT_INDEXES_UNREAD)
 
 
 def _record_organization_by_report(database):
