@@ -11,11 +11,13 @@ served by gunicorn under deploy/gunicorn.conf.py and loaded by wrk in interleave
 WSGI app (bench/api_apps.py, the ceiling), the metered floor (bench/api_apps.py's metered_app: a
 Flask route that authenticates the key and meters the request exactly as rua does, against the
 same Postgres, then answers the same constant body: the least any route costs while quotas are
-exact across hosts), /dashboard/overview (a snapshot), /reports?limit=50 and /sources. With --against PATH, another checkout (e.g. a worktree of main) serves the same
-routes in the same rounds. Beside req/s and latency, per request: the gunicorn workers' CPU and
-the CPU of the Postgres backends serving them (/proc, the backends found by their
-application_name), and the statements each request sends (counted in process, one request at a
-time, through the driver's cursor: the pool's own checks included).
+exact across hosts), /dashboard/overview (a snapshot), /reports?limit=50 and /sources. With
+--against PATH, another checkout (e.g. a worktree of main) serves the same routes in the same
+rounds. Beside req/s and latency, and their ratios to the ceiling's and the floor's of the same
+round, per request: the gunicorn workers' CPU, the CPU of the Postgres backends serving them
+(/proc, the backends found by their application_name) and wrk's own, and the statements each
+request sends (counted in process, one request at a time, through the driver's cursor: the
+pool's own checks included). Then what the machine's CPUs allow the floor at most.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import json
 import os
 import pathlib
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -83,16 +86,23 @@ def with_name(url: str, name: str) -> str:
 
 
 def run_measured(wrk, server, target, keys, seconds, connections, url) -> dict:
-    """One wrk run of the target, with the CPU its workers and their backends spent a request."""
+    """One wrk run of the target, with the CPU its workers, their backends and wrk itself (the
+    one child this process waits for meanwhile) spent a request."""
     from bench.api import run_wrk
     workers = workers_of(server.process.pid)
     pg = backends(url, target.app_name) if target.app_name else []
-    before = cpu_seconds(workers), cpu_seconds(pg)
+    before = cpu_seconds(workers), cpu_seconds(pg), waited_cpu_seconds()
     figures = run_wrk(wrk, server.url, target.paths, keys, seconds, connections, 2)
-    after = cpu_seconds(workers), cpu_seconds(pg)
-    figures["worker_ms"] = 1000 * (after[0] - before[0]) / figures["requests"]
-    figures["pg_ms"] = 1000 * (after[1] - before[1]) / figures["requests"]
+    after = cpu_seconds(workers), cpu_seconds(pg), waited_cpu_seconds()
+    for name, spent, done in zip(("worker_ms", "pg_ms", "wrk_ms"), before, after):
+        figures[name] = 1000 * (done - spent) / figures["requests"]
     return figures
+
+
+def waited_cpu_seconds() -> float:
+    """User + system CPU of the children this process has waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def count_statements(url: str, path: str, key: str, app_name: str = "wsgi",
@@ -197,14 +207,19 @@ def main() -> None:
     ceiling = next(t for t in targets if t.label == CEILING)
     floor = next(t for t in targets if t.label == FLOOR)
     print(f"\n{'target':<32} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'bad':>5} "
-          f"{'x bare':>7} {'x floor':>7} {'worker ms':>9} {'pg ms':>6}  (medians of the rounds; "
-          "x: the ratio of req/s in the same round)")
+          f"{'x bare':>7} {'x floor':>7} {'worker ms':>9} {'pg ms':>6} {'wrk ms':>6}  (medians of "
+          "the rounds; x: the ratio of req/s in the same round; ms: CPU a request)")
     for t in targets:
         bad = sum(run["non2xx"] + run["errors"] for run in t.runs)
         print(f"{t.label:<32} {t.median('rps'):>7,.0f} {t.median('p50_us') / 1000:>7.2f} "
               f"{t.median('p99_us') / 1000:>7.2f} {bad:>5} {ratio(t, ceiling):>7.3f} "
               f"{ratio(t, floor):>7.3f} {t.median('worker_ms'):>9.2f} "
-              f"{t.median('pg_ms'):>6.2f}")
+              f"{t.median('pg_ms'):>6.2f} {t.median('wrk_ms'):>6.2f}")
+    spent = floor.median("worker_ms") + floor.median("pg_ms")
+    print(f"the metered floor's CPU a request, workers and Postgres: {spent:.2f} ms, so "
+          f"{os.cpu_count()} CPUs serve it at most {os.cpu_count() * 1000 / spent:,.0f} req/s "
+          f"(with wrk's {floor.median('wrk_ms'):.2f} ms: "
+          f"{os.cpu_count() * 1000 / (spent + floor.median('wrk_ms')):,.0f})")
     load = os.getloadavg()
     print(f"load average after the run: {load[0]:.1f} (1 min), {load[1]:.1f} (5 min)")
     print_statements(args.database_url, keys[::-1], roots)
