@@ -28,3 +28,39 @@ def flask_app():
     def constant():
         return Response(BODY, mimetype="application/json")
     return app
+
+
+def metered_app(config=None, clock=None):
+    """The least an exactly metered route costs: one Flask route after rua's own before-request
+    step (webapp/request_checks.py: the worker's connection kept as webapp/connections.py keeps
+    it, the bearer key resolved by webapp.auth's Authenticator, the request metered by
+    webapp.quota through store.usage's one upsert), rua's error answers and quota headers;
+    then the same constant body. Quotas exact across hosts need a store round trip a request."""
+    import os
+    import sys
+
+    from flask import Flask, Response
+
+    # bench.api.Gunicorn puts bench/ first on the path for this checkout's app variants, where
+    # bench/ingest.py would stand for rua's ingest package, which webapp imports.
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [path for path in sys.path if os.path.abspath(path) != here]
+    import store
+    from config import Config
+    from store.clock import utcnow
+    from webapp import connections, errors, quota, request_checks
+    from webapp.auth import Authenticator, requires
+    config = config if config is not None else Config.from_env(os.environ)
+    app = Flask("bench_metered")
+    app.config.update(RUA=config, RUA_CLOCK=clock or utcnow)
+    app.extensions["rua.auth"] = Authenticator()
+    errors.register(app)
+    connections.register(app, store.open_db(config.database_url))
+    app.before_request(request_checks.check_request)
+    app.after_request(quota.add_headers)
+
+    @app.get("/constant")
+    @requires("report:read")
+    def constant():
+        return Response(BODY, mimetype="application/json")
+    return app

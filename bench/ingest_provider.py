@@ -15,9 +15,14 @@ on a loaded machine the one figure that waiting for a CPU does not inflate) and 
 they sent, what one routing look-up costs, and each table's index size against its table size. --scale 0.1 is 20
 organizations (500 domains); --routing-only builds the organizations and domains and times
 routing alone (--scale 10: 50,000 domains). The floor printed beside them: parsing alone and an
-empty transaction, which any design pays per report. Then the sizes of `source`'s indexes, and
-per table how many updates were HOT (in place, no index touched) and what autovacuum did: say
-whether the server runs it (Postgres ships with it on).
+empty transaction, which any design pays per report, and bench/ingest.py's floor (floor_writes:
+each file parsed, then only its report's row and records written, one transaction per 1,000
+reports) on the same two days' files with as many processes, into a database of its own on the
+same server (the scratch database's name + "_floor", made afresh and dropped after): its
+reports/s, rua's as a share of it, and the same CPU, statement and Postgres figures. Then the
+sizes of `source`'s indexes, and per table how many updates were HOT (in place, no index
+touched) and what autovacuum did: say whether the server runs it (Postgres ships with it on).
+Goals (issue 38): 500 reports/s with 2 processes; no table's indexes larger than twice it.
 """
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -89,12 +95,12 @@ def build_store(url: str, orgs) -> None:
     database.close_all()
 
 
-def worker(url: str) -> None:
-    """Ingest the files named on stdin (routed); print the counts, and the CPU seconds this
+def worker(url: str, floor: bool) -> None:
+    """Ingest the files named on stdin (routed), or with floor write them as bench/ingest.py's
+    floor does into the floor's organization; print the counts, and the CPU seconds this
     process and its Postgres backend spent on them (the backend's None unless the server runs
     on this machine, where /proc shows it)."""
     from config import Config
-    from ingest.pipeline import ingest_paths
     from store import open_db
     files = json.load(sys.stdin)
     with tempfile.TemporaryDirectory() as folder:
@@ -102,19 +108,79 @@ def worker(url: str) -> None:
         database = open_db(url)
         with database.connection_context():
             backend = database.execute_sql("SELECT pg_backend_pid()").fetchone()[0]
+            work = floor_work(database, config) if floor else rua_work(config)
             sent = counting_statements(database)
             started, backend_started = cpu_seconds(), process_cpu_seconds(backend)
-            results = list(ingest_paths(files, config=config))
+            counts = work(files)
             spent, backend_spent = cpu_seconds() - started, process_cpu_seconds(backend)
         database.close_all()
     if backend_started is not None and backend_spent is not None:
         backend_spent -= backend_started
-    statuses = [r.status for r in results]
-    for result in results:
-        if result.status == "refused":        # said, so a refusal in a benchmark is looked into
-            print(f"refused {result.path}: {result.error}", file=sys.stderr)
-    print(json.dumps({"counts": {s: statuses.count(s) for s in set(statuses)},
-                      "cpu": spent, "backend_cpu": backend_spent, "statements": sent[0]}))
+    print(json.dumps({"counts": counts, "cpu": spent, "backend_cpu": backend_spent,
+                      "statements": sent[0]}))
+
+
+def rua_work(config):
+    """rua's ingest of files, routed: {status: reports}."""
+    from ingest.pipeline import ingest_paths
+
+    def work(files: list[str]) -> dict:
+        results = list(ingest_paths(files, config=config))
+        statuses = [r.status for r in results]
+        for result in results:
+            if result.status == "refused":    # said, so a refusal in a benchmark is looked into
+                print(f"refused {result.path}: {result.error}", file=sys.stderr)
+        return {s: statuses.count(s) for s in set(statuses)}
+    return work
+
+
+def floor_work(database, config):
+    """bench/ingest.py's floor on files, into the floor store's organization (floor_store
+    made it): {"stored": files read, "refused": files not}."""
+    from bench.ingest import floor_writes
+    from store.models import Organization
+    org = Organization.get(Organization.name == "bench").id
+
+    def work(files: list[str]) -> dict:
+        _, _, accepted, rejected = floor_writes(database, files, config, org,
+                                                tag=f"{os.getpid()}-")
+        return {"stored": accepted, "refused": rejected}
+    return work
+
+
+def floor_database(url: str) -> str:
+    """Make the floor's database afresh beside the scratch one (its name + "_floor"), with the
+    store's schema and the floor's organization; its URL."""
+    import psycopg2
+    from psycopg2 import sql as pg
+    from bench.ingest import floor_store
+    from store import open_db
+    parts = urllib.parse.urlsplit(url)
+    name = parts.path.lstrip("/") + "_floor"
+    floor_url = urllib.parse.urlunsplit(parts._replace(path="/" + name))
+    connection = psycopg2.connect(url)
+    connection.autocommit = True          # CREATE DATABASE runs outside a transaction
+    with connection.cursor() as cursor:
+        cursor.execute(pg.SQL("DROP DATABASE IF EXISTS {}").format(pg.Identifier(name)))
+        cursor.execute(pg.SQL("CREATE DATABASE {}").format(pg.Identifier(name)))
+    connection.close()
+    database = open_db(floor_url)
+    with database.connection_context():
+        floor_store(database)
+    database.close_all()
+    return floor_url
+
+
+def drop_database(url: str, floor_url: str) -> None:
+    """Drop the floor's database (from a connection to the scratch one)."""
+    import psycopg2
+    from psycopg2 import sql as pg
+    name = urllib.parse.urlsplit(floor_url).path.lstrip("/")
+    connection = psycopg2.connect(url)
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute(pg.SQL("DROP DATABASE IF EXISTS {}").format(pg.Identifier(name)))
+    connection.close()
 
 
 def counting_statements(database) -> list[int]:
@@ -232,7 +298,7 @@ def routing_cost(url: str, orgs, lookups: int = 1000) -> tuple[float, float, flo
     return seconds * 1000 / lookups, planning, execution
 
 
-def floor(url: str, files: list[str]) -> tuple[float, float]:
+def alone(url: str, files: list[str]) -> tuple[float, float]:
     """(ms to parse one report alone, ms of one empty transaction round trip)."""
     from config import Config
     from ingest.files import iter_documents
@@ -258,15 +324,17 @@ def floor(url: str, files: list[str]) -> tuple[float, float]:
     return parse_ms, empty_ms
 
 
-def run_workers(url: str, files: list[str], processes: int) -> tuple[float, dict, dict]:
-    """Seconds the workers took, the reports' statuses, and the CPU seconds they and their
-    Postgres backends spent ("cpu", "backend_cpu": None when not on this machine), and the
-    statements they sent."""
+def run_workers(url: str, files: list[str], processes: int,
+                floor: bool = False) -> tuple[float, dict, dict]:
+    """Seconds the workers (rua's ingest, or with floor the floor's writes) took, the reports'
+    statuses, and the CPU seconds they and their Postgres backends spent ("cpu", "backend_cpu":
+    None when not on this machine), and the statements they sent."""
     chunks = [files[n::processes] for n in range(processes)]
     started = time.perf_counter()
     children = []
+    command = [sys.executable, __file__, "--worker", "--database-url", url]
     for chunk in chunks:
-        child = subprocess.Popen([sys.executable, __file__, "--worker", "--database-url", url],
+        child = subprocess.Popen(command + ["--floor"] * floor,
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
         child.stdin.write(json.dumps(chunk).encode())
         child.stdin.close()
@@ -285,6 +353,38 @@ def run_workers(url: str, files: list[str], processes: int) -> tuple[float, dict
     return time.perf_counter() - started, counts, cpu
 
 
+def measured_day(url: str, files: list[str], processes: int, floor: bool) -> dict:
+    """One day's files stored by rua (or the floor) with processes workers: reports/s, the
+    counts, CPU ms per report of the workers and of their backends (None: not shown), and
+    per report the statements sent and pg_stat_database's figures."""
+    before = pg_stats(url)
+    seconds, counts, cpu = run_workers(url, files, processes, floor)
+    time.sleep(1.0)                     # the workers' statistics reach pg_stat_database
+    after = pg_stats(url)
+    reports = max(counts.get("stored", 0), 1)
+    backend = cpu["backend_cpu"]
+    return {"rate": len(files) / seconds, "seconds": seconds, "counts": counts,
+            "cpu_ms": cpu["cpu"] * 1000 / reports,
+            "backend_ms": None if backend is None else backend * 1000 / reports,
+            "statements": cpu["statements"] / reports,
+            "per": {name: (after[name] - before[name]) / reports for name in STATS}}
+
+
+def print_day(label: str, day: dict) -> None:
+    """A measured day's lines: rate, Postgres per report, CPU per report."""
+    per = day["per"]
+    backend = ("not shown (the server is not on this machine)" if day["backend_ms"] is None
+               else f"{day['backend_ms']:.2f} ms")
+    print(f"{label}: {day['rate']:,.0f} reports/s ({day['seconds']:.1f} s); Postgres per report: "
+          f"{per['active_time']:.2f} ms active, {per['xact_commit']:.2f} transactions, "
+          f"{per['tup_inserted']:.1f} rows inserted, {per['tup_updated']:.1f} updated, "
+          f"{per['tup_returned']:.0f} tuples returned, "
+          f"{per['blks_hit'] + per['blks_read']:.0f} blocks")
+    print(f"  CPU per report: {day['cpu_ms']:.2f} ms in its processes, their Postgres backends "
+          f"{backend} (what a loaded machine changes least); {day['statements']:.1f} "
+          "statements sent")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", required=True,
@@ -295,9 +395,10 @@ def main() -> None:
     parser.add_argument("--routing-only", action="store_true",
                         help="build the organizations and domains and time routing alone")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.database_url)
+        worker(args.database_url, args.floor)
         return
     url = args.database_url
     orgs = domain_names(args.scale)
@@ -311,41 +412,51 @@ def main() -> None:
           "(goal: well under 0.1 ms at 50,000 domains)")
     if args.routing_only:
         return
-    with tempfile.TemporaryDirectory(prefix="rua-bench-provider-") as folder:
-        # The day before first, not measured: a provider's store holds reports already, and
-        # Postgres has planned with its statistics of them (ANALYZE, as autovacuum does).
-        earlier = pathlib.Path(folder) / "before"
-        earlier.mkdir()
-        warm, _, _ = run_workers(url, write_reports(earlier, orgs, DAY - dt.timedelta(days=1)),
-                              args.processes)
-        analyze(url)
-        print(f"the day before stored in {warm:.1f} s (not measured), then ANALYZE")
-        files = write_reports(pathlib.Path(folder), orgs, DAY)
-        before = pg_stats(url)
-        seconds, counts, cpu = run_workers(url, files, args.processes)
-        time.sleep(1.0)                     # the workers' statistics reach pg_stat_database
-        after = pg_stats(url)
-        parse_ms, empty_ms = floor(url, files)
-    reports = counts.get("stored", 0)
-    per = {name: (after[name] - before[name]) / max(reports, 1) for name in STATS}
-    print(f"\n{len(files):,} reports (one day) in {seconds:.1f} s with {args.processes} "
-          f"processes: {len(files) / seconds:,.0f} reports/s (goal >= 1,000); {counts}")
-    print(f"Postgres per report: {per['active_time']:.2f} ms active (goal about 1 ms), "
-          f"{per['xact_commit']:.2f} transactions (goal <= 2), {per['tup_inserted']:.1f} rows "
-          f"inserted, {per['tup_updated']:.1f} updated, {per['tup_returned']:.0f} tuples "
-          f"returned, {per['blks_hit'] + per['blks_read']:.0f} blocks")
-    backend = ("not shown (the server is not on this machine)" if cpu["backend_cpu"] is None
-               else f"{cpu['backend_cpu'] * 1000 / max(reports, 1):.2f} ms")
-    print(f"CPU per report: rua {cpu['cpu'] * 1000 / max(reports, 1):.2f} ms in its processes, "
-          f"their Postgres backends {backend} (what a loaded machine changes least); "
-          f"{cpu['statements'] / max(reports, 1):.1f} statements sent")
-    print(f"floor: parsing one report alone {parse_ms:.2f} ms; an empty transaction "
+    floor_url = floor_database(url)
+    try:
+        with tempfile.TemporaryDirectory(prefix="rua-bench-provider-") as folder:
+            # The day before first, not measured: a provider's store holds reports already, and
+            # Postgres has planned with its statistics of them (ANALYZE, as autovacuum does).
+            # The floor's store gets it too, so both measured days write into indexes as full.
+            earlier = pathlib.Path(folder) / "before"
+            earlier.mkdir()
+            before_files = write_reports(earlier, orgs, DAY - dt.timedelta(days=1))
+            warm, _, _ = run_workers(url, before_files, args.processes)
+            floor_warm, _, _ = run_workers(floor_url, before_files, args.processes, floor=True)
+            analyze(url)
+            analyze(floor_url)
+            print(f"the day before stored in {warm:.1f} s by rua, {floor_warm:.1f} s by the "
+                  "floor (not measured), then ANALYZE", flush=True)
+            files = write_reports(pathlib.Path(folder), orgs, DAY)
+            rua = measured_day(url, files, args.processes, floor=False)
+            floor = measured_day(floor_url, files, args.processes, floor=True)
+            parse_ms, empty_ms = alone(url, files)
+    finally:
+        drop_database(url, floor_url)
+    print(f"\n{len(files):,} reports (one day), {args.processes} processes; load average "
+          f"{os.getloadavg()[0]:.2f}")
+    print_day("rua", rua)
+    print_day("floor", floor)
+    print(f"rua {rua['rate']:,.0f} reports/s (goal >= 500) against the floor's "
+          f"{floor['rate']:,.0f}: {rua['rate'] / floor['rate']:.2f} of it; {rua['counts']}")
+    if rua["backend_ms"] is not None and floor["backend_ms"] is not None:
+        cpus = os.cpu_count()
+        spent = {name: day["cpu_ms"] + day["backend_ms"] for name, day in
+                 (("rua", rua), ("floor", floor))}
+        print(f"CPU per report, processes and backends: rua {spent['rua']:.2f} ms, the floor "
+              f"{spent['floor']:.2f} ms ({spent['rua'] / spent['floor']:.1f}x); all {cpus} CPUs "
+              f"would allow rua {cpus * 1000 / spent['rua']:,.0f} reports/s and the floor "
+              f"{cpus * 1000 / spent['floor']:,.0f}")
+    print(f"alone, per report: parsing one report {parse_ms:.2f} ms; an empty transaction "
           f"{empty_ms:.2f} ms (one process)")
     rows = sizes(url)
     tables = sum(r[1] for r in rows)
     indexes = sum(r[2] for r in rows)
+    # A table of a few pages has indexes of as many: only tables of a megabyte or more count.
+    largest = max((r for r in rows if r[1] >= 2**20), key=lambda r: r[2] / r[1])
     print(f"\nsize after the load: tables {tables / 2**20:.1f} MB, indexes {indexes / 2**20:.1f} "
-          f"MB, indexes / tables {indexes / max(tables, 1):.2f} (goal <= 1.5)")
+          f"MB ({indexes / max(tables, 1):.2f}x); of tables over 1 MB, {largest[0]}'s indexes "
+          f"are the largest share, {largest[2] / largest[1]:.2f}x it (goal: no table's over 2x)")
     for name, table, index in rows[:8]:
         print(f"  {name:16}{table / 2**20:9.1f} MB table{index / 2**20:9.1f} MB indexes"
               f"{index / max(table, 1):7.2f}")
