@@ -10,6 +10,9 @@ DEMO_DATABASE_URL ?= sqlite:///var/demo.db
 DEMO_ARGS ?=
 # Extra pytest arguments, e.g. `make test PYTEST_ARGS="tests/cli -x"`.
 PYTEST_ARGS ?=
+# The suite runs in one process per CPU (pytest-xdist, a test file to a process): most of its
+# time is spent waiting on servers it starts. TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= auto
 
 .PHONY: install init run serve test clean python-ok
 
@@ -74,7 +77,7 @@ serve: install
 # The import contracts first (.importlinter, docs/architecture.md): a broken one fails the target.
 test: $(TEST_INSTALLED)
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) var build *.egg-info .pytest_cache

@@ -48,7 +48,8 @@ NONE = Answer(MISSING, why="NXDOMAIN", nxdomain=True)
     ("v=DKIM1; k=rsa; p=%%%", "rsa", None, "error"),
     ("v=DKIM1; k=dsa; p=AAAA", "dsa", None, "error"),
     ("v=DKIM2; p=AAAA", "rsa", None, "error"),
-])
+], ids=["rsa-512", "rsa-1024", "rsa-2048-no-k", "rsa-1024-pkcs1", "ed25519", "revoked",
+        "not-a-key", "not-base64", "dsa", "dkim2"])
 def test_each_key_is_judged_by_type_and_size(record, kind, bits, status):
     key, sentence = dkim.judge_key("s1", "example.com", record)
     assert key == {"selector": "s1", "type": kind, "bits": bits, "status": status}

@@ -219,7 +219,7 @@ def test_a_post_is_405(client, fast_path_key):
 
 @pytest.mark.parametrize("header, code", [
     (f"Bearer {keys.new_key()}", "invalid_key"), ("Bearer not-a-key", "malformed_key"),
-    (None, "missing_key")])
+    (None, "missing_key")], ids=["unknown", "malformed", "missing"])
 def test_an_unknown_malformed_or_missing_key_is_401_unmetered(
         client, stored, fast_path_key, header, code):
     get(client, OVERVIEW, fast_path_key)
