@@ -6,7 +6,7 @@ import tracemalloc
 import pytest
 from peewee import SqliteDatabase, fn
 
-from ingest import storing
+from ingest import record_writer, storing
 from ingest.model import ReportError
 from ingest.storing import store_report
 from store.clock import to_epoch
@@ -431,6 +431,21 @@ def test_what_enrichment_knows_of_a_source_shapes_its_classification(database):
                               {"source_ip": "192.0.2.12", **broken_key}])
     verdicts = [r.classification for r in Record.select().order_by(Record.ordinal)]
     assert verdicts == ["needs_review", "suspicious", "suspicious", "needs_review"]
+
+
+def test_only_the_senders_of_records_failing_dmarc_are_looked_up(database, monkeypatch):
+    """A DMARC pass is authenticated whatever is known of its sender: a report of passing
+    records reads nothing of them."""
+    asked = []
+    look_up = record_writer.enrichment
+    monkeypatch.setattr(record_writer, "enrichment",
+                        lambda org_id, ips: asked.append(ips) or look_up(org_id, ips))
+    org = make_org()
+    make_report(org, records=[{"source_ip": "192.0.2.20"}, {"source_ip": "192.0.2.21", **FAIL}])
+    make_report(org, records=[{"source_ip": "192.0.2.22"}, {"source_ip": "192.0.2.22"}])
+    assert asked == [["192.0.2.21"]]
+    verdicts = [r.classification for r in Record.select().order_by(Record.ordinal)]
+    assert verdicts.count("authenticated") == 3
 
 
 # Values longer than their columns -------------------------------------------------------------
