@@ -74,7 +74,10 @@ class RecordWriter:
         if not self.pending:
             return
         report, start = self.report, self.records - len(self.pending)
-        senders = known_senders(report.org_id, {r.source_ip for r in self.pending})
+        # What is known of a sender decides only records that fail DMARC: a batch of passing
+        # ones (two reports in three of the corpus) reads nothing.
+        senders = known_senders(report.org_id, {r.source_ip for r in self.pending
+                                                if not dmarc_pass(r.dkim, r.spf)})
         rows = []
         report_id, org_id, adkim, aspf = report.id, report.org_id, report.adkim, report.aspf
         as_json = Record.auth_dkim.db_value

@@ -27,18 +27,27 @@ def find_org(value) -> Organization:
 
 def route(domain: str) -> Organization:
     """The one organization monitoring `domain` (else its organizational domain), or ReportError."""
-    name, orgs = domain, _monitoring(domain)
+    orgs = _monitoring(domain)
+    return _the_one(domain, orgs) if orgs else by_organizational_domain(domain)
+
+
+def by_organizational_domain(domain: str) -> Organization:
+    """route for a domain no organization monitors as such: the one monitoring its
+    organizational domain, or ReportError. Only now the Public Suffix List: most reports are
+    for a domain monitored as such."""
+    name = organizational_domain(domain)
+    orgs = _monitoring(name) if name != domain else []
     if not orgs:
-        # Only now the Public Suffix List: most reports are for a domain monitored as such.
-        name = organizational_domain(domain)
-        orgs = _monitoring(name) if name != domain else []
+        raise NotMonitored(f"unroutable: no organization monitors {domain}", domain)
+    return _the_one(name, orgs)
+
+
+def _the_one(name: str, orgs: list[Organization]) -> Organization:
     if len(orgs) == 1:
         return orgs[0]
-    if orgs:
-        names = ", ".join(o.name for o in orgs)
-        raise ReportError(f"ambiguous: {name} is monitored by several organizations ({names}); "
-                          f"choose one with --org")
-    raise NotMonitored(f"unroutable: no organization monitors {domain}", domain)
+    names = ", ".join(o.name for o in orgs)
+    raise ReportError(f"ambiguous: {name} is monitored by several organizations ({names}); "
+                      f"choose one with --org")
 
 
 def _monitoring(name: str) -> list[Organization]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, time
+from typing import NamedTuple
 
 from peewee import IntegrityError, Value
 
@@ -135,28 +136,55 @@ def _target(org, domain: str) -> Organization:
 
 def _route_and_store(parsed, org, domain: str, mail: _Mail, caps, now: datetime) -> Stored:
     meta = parsed.meta
-    target = _target(org, domain)
+    arrival = _arrival(org, domain, mail.key)
+    org_id, monitored = arrival.org_id, arrival.monitored
     refusal = unauthenticated(mail.required, mail.provenance, meta.email, meta.org_name, now)
     if refusal is not None:
-        raise _Unauthenticated(target.id, refusal)
+        raise _Unauthenticated(org_id, refusal)
     key = mail.key
-    existing = _stored(target.id, key)
+    existing = _stored(org_id, key) if arrival.stored is not False else None
     if existing is not None:
         return _resent(existing, parsed, mail)
     try:
         days = window_days(meta.date_begin, meta.date_end)
     except ValueError as exc:
         raise ReportError(str(exc)) from None
-    rows = _MONITORED.run(org=target.id, name=domain)
-    monitored = rows[0] if rows else None
     adding = caps is not None and caps.add_domains
     if caps is not None and not adding and monitored is None:
-        cap = _room(target, caps, now)
+        cap = _room(org_id, caps, now)
         if cap is not None:
-            raise _NoRoom(target, cap)
+            raise _NoRoom(routing.find_org(org_id), cap)
     source = "manual" if adding else "auto"
-    report = _store(parsed, target, domain, key, days, now, monitored, source, mail.provenance)
+    report = _store(parsed, org_id, domain, key, days, now, monitored, source, mail.provenance)
     return Stored("stored", report)
+
+
+class _Arrival(NamedTuple):
+    """Where a report goes and what the store holds for it: its organization's id, its
+    domain's (id, source, selectors) there (None: not monitored as such), and whether a
+    report is stored under its key (None: not looked at yet)."""
+    org_id: str
+    monitored: tuple | None
+    stored: bool | None
+
+
+def _arrival(org, domain: str, key: str) -> _Arrival:
+    """The report's _Arrival. Routed, one statement reads it all when one organization
+    monitors the domain as such (a report's usual case): every statement costs Postgres its
+    parse and plan besides a round trip. Else (--org, a subdomain's report, or several
+    organizations) routing decides and the domain's row is read on its own."""
+    if org is None:
+        rows = _ARRIVING.run(name=domain, key=key)
+        if len(rows) == 1:
+            org_id, domain_id, source, selectors, stored_id = rows[0]
+            return _Arrival(org_id, (domain_id, source, selectors), stored_id is not None)
+        target = routing.route(domain) if rows else routing.by_organizational_domain(domain)
+        if not rows:        # no organization monitors the domain itself
+            return _Arrival(target.id, None, None)
+    else:
+        target = routing.find_org(org)
+    rows = _MONITORED.run(org=target.id, name=domain)
+    return _Arrival(target.id, rows[0] if rows else None, None)
 
 
 def _resent(existing: Report, parsed, mail: _Mail) -> Stored:
@@ -204,10 +232,10 @@ def over_cap(total: int, today: int, caps: DomainCaps) -> str | None:
     return None
 
 
-def _room(org: Organization, caps: DomainCaps, now: datetime) -> str | None:
+def _room(org_id: str, caps: DomainCaps, now: datetime) -> str | None:
     """The cap one more auto domain of the organization would pass, or None."""
     midnight = datetime.combine(now.date(), time())      # the store's clock: naive UTC
-    auto = Domain.select().where(Domain.org == org.id, Domain.source == "auto")
+    auto = Domain.select().where(Domain.org == org_id, Domain.source == "auto")
     total, today = auto.count(), auto.where(Domain.created_at >= midnight).count()
     return over_cap(total, today, caps)
 
@@ -232,12 +260,12 @@ def _stored(org_id: str, key: str) -> Report | None:
     return sql.row(Report, _REPORT_FIELDS, rows[0]) if rows else None
 
 
-def _store(parsed, org: Organization, domain: str, key: str, days, received_at,
+def _store(parsed, org_id: str, domain: str, key: str, days, received_at,
            monitored, source: str, provenance: Provenance) -> Report:
     meta = parsed.meta
     warnings: list[str] = []
     report = Report(**_fit(Report, warnings, dict(
-        org=org.id, dedupe_key=key, content_digest=parsed.digest, version=meta.version,
+        org=org_id, dedupe_key=key, content_digest=parsed.digest, version=meta.version,
         org_name=meta.org_name,
         email=meta.email, extra_contact_info=meta.extra_contact_info, report_id=meta.report_id,
         date_begin=meta.date_begin, date_end=meta.date_end, day_begin=days[0], day_end=days[1],
@@ -264,24 +292,24 @@ def _store(parsed, org: Organization, domain: str, key: str, days, received_at,
                                          for f in _TOTAL_FIELDS})
     else:
         sql.insert_rows(Report, _REPORT_FIELDS, [sql.values_of(report, _REPORT_FIELDS)])
-    rollups.save_daily(org.id, domain, days[2], writer.tally)
+    rollups.save_daily(org_id, domain, days[2], writer.tally)
     policy = (report.p, report.pct, report.testing)
-    rollups.save_domain_day(org.id, domain, days[2], report.total_messages, policy,
+    rollups.save_domain_day(org_id, domain, days[2], report.total_messages, policy,
                             meta.date_end)
-    source_facts.save(org.id, domain, from_epoch(meta.date_begin), from_epoch(meta.date_end),
+    source_facts.save(org_id, domain, from_epoch(meta.date_begin), from_epoch(meta.date_end),
                       days[2], writer.tally, received_at)
-    _monitor(org, domain, writer.selectors, monitored, source)
-    events.mark_dirty(org.id)
+    _monitor(org_id, domain, writer.selectors, monitored, source)
+    events.mark_dirty(org_id)
     return report
 
 
-def _monitor(org, domain: str, selectors: set, row, source: str):
+def _monitor(org_id: str, domain: str, selectors: set, row, source: str):
     """The policy domain joins the org's domains as `source` (auto, or manual when the user
     takes an archive's domains in); a domain added by hand becomes both. row is its (id,
     source, selectors) when it was there already."""
     if row is None:
         fields = sql.columns(Domain)
-        values = sql.values_of(Domain(org=org.id, name=domain, source=source,
+        values = sql.values_of(Domain(org=org_id, name=domain, source=source,
                                       dkim_selectors=sorted(selectors)), fields)
         sql.insert_rows(Domain, fields, [values], ignore=True)
         return
@@ -321,6 +349,11 @@ _TOTAL_FIELDS = (Report.record_count, Report.total_messages, Report.compliant_me
 _TOTALS = sql.Compiled(lambda id, **totals: Report.update(
     {field: Value(totals[field.name], converter=False) for field in _TOTAL_FIELDS})
     .where(Report.id == id))
+# The domain's row in each organization monitoring it, and the report stored there under key.
+_ARRIVING = sql.Compiled(lambda name, key: Domain.select(
+    Domain.org, Domain.id, Domain.source, Domain.dkim_selectors,
+    Report.select(Report.id).where((Report.org == Domain.org) & (Report.dedupe_key == key)))
+    .where(Domain.name == name))
 _MONITORED = sql.Compiled(lambda org, name: Domain
                           .select(Domain.id, Domain.source, Domain.dkim_selectors)
                           .where(Domain.org == org, Domain.name == name))

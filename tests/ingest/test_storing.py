@@ -6,12 +6,13 @@ import tracemalloc
 import pytest
 from peewee import SqliteDatabase, fn
 
-from ingest import storing
+from ingest import record_writer, storing
 from ingest.model import ReportError
 from ingest.storing import store_report
 from store.clock import to_epoch
 from store.models import DailyRollup, Domain, DomainDay, Organization, Record, Report, Source
 from tests.factories import make_domain, make_org, make_record, make_report, parsed_report
+from tests.store.test_report_plans import _reports_of_domains, plan
 
 DAY = to_epoch(dt.datetime(2024, 3, 5))
 FAIL = {"dkim": "fail", "spf": "fail", "auth_dkim": None, "auth_spf": None}
@@ -59,6 +60,32 @@ def test_a_domain_monitored_by_several_orgs_is_refused_naming_them(database):
     with pytest.raises(ReportError, match=r"several organizations \(Alpha, Beta\).*--org"):
         store_report(parsed_report("example.com"))
     assert stored_counts() == (0, 0, 0, 0)
+
+
+def test_a_routed_report_sent_again_is_a_duplicate_of_the_one_stored(database):
+    org = make_org()
+    make_domain(org, "example.com")
+    first = store_report(parsed_report("example.com", report_id="r1"))
+    again = store_report(parsed_report("example.com", report_id="r1"))
+    assert (first.status, again.status) == ("stored", "duplicate")
+    assert again.report.id == first.report.id and Report.select().count() == 1
+
+
+def test_a_routed_report_updates_its_domain_in_the_org_it_went_to(database):
+    org, other = make_org(), make_org()
+    make_domain(org, "example.com", dkim_selectors=["old"])
+    make_domain(other, "example.org")
+    store_report(parsed_report("example.com"))     # its record signed by example.com, s1
+    row = Domain.get(Domain.org == org, Domain.name == "example.com")
+    assert (row.source, row.dkim_selectors) == ("both", ["old", "s1"])
+    assert Domain.select().count() == 2
+
+
+def test_routing_reads_the_domain_and_the_report_under_its_key_by_their_indexes(database):
+    org_id = _reports_of_domains(database, domains=20, days=10)   # Postgres plans by them
+    make_domain(org_id, "d1.example")
+    found = plan(storing._ARRIVING.build(name="d1.example", key="1-1"))
+    assert {"domain_name", "report_org_id_dedupe_key"} <= found.indexes, found
 
 
 @pytest.mark.parametrize("how", ["row", "id", "lower-case id", "name"])
@@ -404,6 +431,21 @@ def test_what_enrichment_knows_of_a_source_shapes_its_classification(database):
                               {"source_ip": "192.0.2.12", **broken_key}])
     verdicts = [r.classification for r in Record.select().order_by(Record.ordinal)]
     assert verdicts == ["needs_review", "suspicious", "suspicious", "needs_review"]
+
+
+def test_only_the_senders_of_records_failing_dmarc_are_looked_up(database, monkeypatch):
+    """A DMARC pass is authenticated whatever is known of its sender: a report of passing
+    records reads nothing of them."""
+    asked = []
+    look_up = record_writer.enrichment
+    monkeypatch.setattr(record_writer, "enrichment",
+                        lambda org_id, ips: asked.append(ips) or look_up(org_id, ips))
+    org = make_org()
+    make_report(org, records=[{"source_ip": "192.0.2.20"}, {"source_ip": "192.0.2.21", **FAIL}])
+    make_report(org, records=[{"source_ip": "192.0.2.22"}, {"source_ip": "192.0.2.22"}])
+    assert asked == [["192.0.2.21"]]
+    verdicts = [r.classification for r in Record.select().order_by(Record.ordinal)]
+    assert verdicts.count("authenticated") == 3
 
 
 # Values longer than their columns -------------------------------------------------------------
