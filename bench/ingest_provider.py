@@ -151,19 +151,14 @@ def floor_work(database, config):
 def floor_database(url: str) -> str:
     """Make the floor's database afresh beside the scratch one (its name + "_floor"), with the
     store's schema and the floor's organization; its URL."""
-    import psycopg2
     from psycopg2 import sql as pg
     from bench.ingest import floor_store
     from store import open_db
     parts = urllib.parse.urlsplit(url)
-    name = parts.path.lstrip("/") + "_floor"
-    floor_url = urllib.parse.urlunsplit(parts._replace(path="/" + name))
-    connection = psycopg2.connect(url)
-    connection.autocommit = True          # CREATE DATABASE runs outside a transaction
-    with connection.cursor() as cursor:
-        cursor.execute(pg.SQL("DROP DATABASE IF EXISTS {}").format(pg.Identifier(name)))
-        cursor.execute(pg.SQL("CREATE DATABASE {}").format(pg.Identifier(name)))
-    connection.close()
+    name = pg.Identifier(parts.path.lstrip("/") + "_floor")
+    floor_url = urllib.parse.urlunsplit(parts._replace(path=parts.path + "_floor"))
+    outside_transaction(url, pg.SQL("DROP DATABASE IF EXISTS {}").format(name),
+                        pg.SQL("CREATE DATABASE {}").format(name))
     database = open_db(floor_url)
     with database.connection_context():
         floor_store(database)
@@ -173,14 +168,22 @@ def floor_database(url: str) -> str:
 
 def drop_database(url: str, floor_url: str) -> None:
     """Drop the floor's database (from a connection to the scratch one)."""
-    import psycopg2
     from psycopg2 import sql as pg
-    name = urllib.parse.urlsplit(floor_url).path.lstrip("/")
+    name = pg.Identifier(urllib.parse.urlsplit(floor_url).path.lstrip("/"))
+    outside_transaction(url, pg.SQL("DROP DATABASE IF EXISTS {}").format(name))
+
+
+def outside_transaction(url: str, *statements) -> None:
+    """Run statements on url in autocommit: CREATE and DROP DATABASE refuse a transaction."""
+    import psycopg2
     connection = psycopg2.connect(url)
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(pg.SQL("DROP DATABASE IF EXISTS {}").format(pg.Identifier(name)))
-    connection.close()
+    try:
+        connection.autocommit = True
+        with connection.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+    finally:
+        connection.close()
 
 
 def counting_statements(database) -> list[int]:

@@ -178,11 +178,9 @@ def _arrival(org, domain: str, key: str) -> _Arrival:
         if len(rows) == 1:
             org_id, domain_id, source, selectors, stored_id = rows[0]
             return _Arrival(org_id, (domain_id, source, selectors), stored_id is not None)
-        target = routing.route(domain) if rows else routing.by_organizational_domain(domain)
         if not rows:        # no organization monitors the domain itself
-            return _Arrival(target.id, None, None)
-    else:
-        target = routing.find_org(org)
+            return _Arrival(routing.by_organizational_domain(domain).id, None, None)
+    target = _target(org, domain)
     rows = _MONITORED.run(org=target.id, name=domain)
     return _Arrival(target.id, rows[0] if rows else None, None)
 

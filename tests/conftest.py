@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import pathlib
 import shutil
-
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg2
