@@ -297,7 +297,7 @@ def _store(parsed, org_id: str, domain: str, key: str, days, received_at,
     source_facts.save(org_id, domain, from_epoch(meta.date_begin), from_epoch(meta.date_end),
                       days[2], writer.tally, received_at)
     _monitor(org_id, domain, writer.selectors, monitored, source)
-    events.mark_dirty(org_id)
+    events.reports_changed(org_id)
     return report
 
 

@@ -128,6 +128,15 @@ def mark_dirty(org_id: str, now: datetime | None = None) -> None:
     _MARK_DIRTY.execute(org=org_id, now=Organization.dirty_since.db_value(now or utcnow()))
 
 
+def reports_changed(org_id: str, now: datetime | None = None) -> None:
+    """A DMARC report was stored or taken out: the organization's report version moves (every
+    answer a process remembers for it is computed again) and it is marked dirty, in one
+    statement. A replaced report and its replacement leave the reports' sums as they were;
+    the version moves all the same."""
+    _REPORTS_CHANGED.execute(org=org_id,
+                             now=Organization.dirty_since.db_value(now or utcnow()))
+
+
 def take_dirty(org_id: str) -> datetime | None:
     """Mark the organization REFRESHING before a refresh reads the store; the mark it had. A
     change marked before is read by that refresh, one marked after takes REFRESHING's place."""
@@ -151,9 +160,14 @@ def dirty_orgs() -> list[str]:
 
 
 # Compiled once: ingest marks the organization with every report it stores.
-_MARK_DIRTY = compiled.Compiled(lambda org, now: Organization.update(dirty_since=Case(
+_EARLIEST_MARK = (lambda now: Case(
     None, [((Organization.dirty_since.is_null()) | (Organization.dirty_since > now), now)],
-    Organization.dirty_since)).where(Organization.id == org))
+    Organization.dirty_since))
+_MARK_DIRTY = compiled.Compiled(lambda org, now: Organization.update(
+    dirty_since=_EARLIEST_MARK(now)).where(Organization.id == org))
+_REPORTS_CHANGED = compiled.Compiled(lambda org, now: Organization.update(
+    dirty_since=_EARLIEST_MARK(now), report_version=Organization.report_version + 1)
+    .where(Organization.id == org))
 _DIRTY_SINCE = compiled.Compiled(lambda org: Organization.select(Organization.dirty_since)
                                  .where(Organization.id == org))
 _TAKE_DIRTY = compiled.Compiled(lambda org, refreshing: Organization.update(

@@ -30,13 +30,16 @@ from __future__ import annotations
 
 import logging
 
+from peewee import fn
+
 from store import is_postgres, meter
 from store.addresses import canonical_ip, ip_key, remember_spellings, search_text
 from store.clock import from_epoch
 from store.domain_names import InvalidDomain, renormalized
-from store.models import (MODELS, Domain, IntakeAttempt, JobRun, NotifyChannel, Outbox,
-                          PageSession, PrunedAddress, Record, Report, ReportCopy, SchemaVersion,
-                          Source, SourceDomain, TlsDay, TlsPolicy, TlsReport, Usage)
+from store.models import (MODELS, Domain, IntakeAttempt, JobRun, NotifyChannel, Organization,
+                          Outbox, PageSession, PrunedAddress, Record, Report, ReportCopy,
+                          SchemaVersion, Source, SourceDomain, TlsDay, TlsPolicy, TlsReport,
+                          Usage)
 from store.report_keys import dedupe_key
 
 log = logging.getLogger("rua.migrations")
@@ -483,6 +486,19 @@ def _record_organization_by_report(database):
         database.execute_sql('ALTER TABLE "record" DROP CONSTRAINT IF EXISTS "record_org_id_fkey"')
 
 
+def _report_version(database):
+    """Organizations carry a report version that moves with every DMARC report stored or taken
+    out, begun at the number of reports they hold; the reports' day totals lose the index that
+    summed it, so a report updates its day's totals in place (HOT) on Postgres."""
+    if "report_version" not in {c.name for c in database.get_columns("organization")}:
+        # Not _add_columns: playhouse's SQLite migrator copies a table to make a column NOT
+        # NULL, and dropping the old organization table would cascade to every row under it.
+        database.execute_sql(ADD_REPORT_VERSION)          # a constant default: no table copy
+    counts = (Report.select(fn.COUNT(Report.id)).where(Report.org == Organization.id))
+    Organization.update(report_version=counts).execute()
+    database.execute_sql('DROP INDEX IF EXISTS "domain_day_org_id_reports"')
+
+
 MIGRATIONS = [
     (1, "initial schema", _initial_schema),
     (2, "request counters keyed by org, key and hour, in their own file on SQLite",
@@ -519,6 +535,8 @@ MIGRATIONS = [
     (24, "report indexes by database: on Postgres fewer and narrower", _report_indexes),
     (25, "on Postgres a record reaches its organization through its report alone",
      _record_organization_by_report),
+    (26, "organizations carry their report version; day totals lose the index that summed it",
+     _report_version),
 ]
 
 
@@ -545,6 +563,8 @@ _AUTHENTICITY_COLUMNS = (("authenticity", "VARCHAR(12)", "unchecked"),
                          ("authenticity_reason", "VARCHAR(255)",
                           "stored before rua checked signatures"))
 REPORT_VERSION_INDEX = "report_org_rowid"
+ADD_REPORT_VERSION = ('ALTER TABLE "organization" ADD COLUMN "report_version" BIGINT '
+                      'NOT NULL DEFAULT 0')
 ADD_SNAPSHOT_SHAPE = """ALTER TABLE "snapshot" ADD COLUMN "shape" VARCHAR(16) NOT NULL DEFAULT ''"""
 
 

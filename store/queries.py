@@ -4,30 +4,21 @@ from __future__ import annotations
 
 from peewee import fn
 
-from store import db, is_postgres
+from store import db
 from store.compiled import run_named
 from store.models import DailyRollup, Domain, DomainDay, Source
 
 
 def report_version(org_id: str) -> int:
-    """A number that moves whenever a report is stored for the org (nothing deletes reports);
-    0 until the first. The key of every remembered total (webapp/answer_cache.py)."""
-    row = run_named(db.obj, version_statement(), {"org": org_id}).fetchone()
-    return int(row[0] or 0)
+    """A number that moves whenever a DMARC report is stored for the org or taken out
+    (Organization.report_version); 0 until the first. The key of every remembered total
+    (webapp/answer_cache.py)."""
+    row = run_named(db.obj, VERSION_STATEMENT, {"org": org_id}).fetchone()
+    return int(row[0] or 0) if row else 0
 
 
-def version_statement() -> str:
-    """report_version's statement on this store, with one :org value (others read it beside
-    their own in one statement)."""
-    return _POSTGRES_STAMP if is_postgres() else _SQLITE_STAMP
-
-
-# Postgres: concurrent transactions commit in any order, and a sum moves with each of them.
-_POSTGRES_STAMP = 'SELECT SUM("reports") FROM "domain_day" WHERE "org_id" = :org'
-# SQLite has one writer at a time, and a new row's rowid is above every rowid in the table:
-# the org's highest rowid moves with each stored report (one probe of the report_org_rowid
-# index, on org_id alone).
-_SQLITE_STAMP = 'SELECT MAX(rowid) FROM "report" WHERE "org_id" = :org'
+# With one :org value; others read it beside their own in one statement.
+VERSION_STATEMENT = 'SELECT "report_version" FROM "organization" WHERE "id" = :org'
 
 
 def domain_page(org_id: str):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 
-from store import snapshots
+from store import events, snapshots
 from store.models import (DailyRollup, DomainDay, Record, Report, Source, SourceDomain, TlsDay,
                           TlsPolicy, TlsReport)
 
@@ -48,6 +48,7 @@ def remove_report(report: Report, day: date, by_ip: list, dispositions: dict,
                              DomainDay.day == day, DomainDay.reports <= 0).execute()
     Record.delete().where(Record.report == report.id).execute()
     Report.delete().where(Report.id == report.id).execute()
+    events.reports_changed(org)
 
 
 def _subtract_source(org, domain, ip, messages, compliant, spf_fail, dkim_fail, forwarded,

@@ -138,7 +138,7 @@ def count_stamp(org_id: str) -> tuple[int, object]:
     statement: a filter's total is remembered while both hold, as the enrichment moves whenever
     a source's reputation or search text can have changed without a report being stored (one
     probe of the (org, enriched_at) index)."""
-    statement = f"SELECT ({queries.version_statement()}), ({_LAST_ENRICHED})"
+    statement = f"SELECT ({queries.VERSION_STATEMENT}), ({_LAST_ENRICHED})"
     version, enriched = sql.run_named(db.obj, statement, {"org": org_id}).fetchone()
     return int(version or 0), enriched
 

@@ -3,8 +3,8 @@
 What it buys: /statistics, /top-sources, /domains and the report list's totals sum an
 organization's rollups, which takes far longer than answering from memory (bench/mechanisms.py,
 "answer_cache"). What it costs to keep correct: every change to what they sum must move the
-organization's report version (store.queries.report_version), which holds while reports are only
-ever added.
+organization's report version (store.queries.report_version): storing a DMARC report and taking
+one out (store/events.reports_changed) move it.
 """
 from __future__ import annotations
 

@@ -6,9 +6,8 @@ import datetime
 import pytest
 from peewee import ForeignKeyField, IntegrityError
 
-from store import keys, meter, migrations, open_db, report_copies
+from store import keys, meter, migrations, open_db, queries, report_copies
 from store.migrations import REPORT_VERSION_INDEX, current_version, latest_version, migrate
-from store.queries import _SQLITE_STAMP
 from store.models import (MODELS, ApiKey, DailyRollup, Domain, DomainDay, Event, Member,
                           NotifyChannel, Organization, Record, Report, ReportCopy,
                           SchemaVersion, ScoreHistory, Snapshot, Source, SourceDomain,
@@ -292,14 +291,20 @@ def test_no_index_of_a_new_store_is_led_by_another_ones_columns(database):
                     index.name, other.name)
 
 
-def test_from_version_22_the_sqlite_report_version_is_one_index_probe(empty_database,
-                                                                       monkeypatch):
-    migrate_up_to(empty_database, 21, monkeypatch)
-    assert migrate(empty_database)[0] == (22, migrations.described(
-        22, "reports indexed by organization alone for the report version on SQLite"))
-    if "sqlite" in type(empty_database).__name__.lower():
-        plan = empty_database.execute_sql("EXPLAIN QUERY PLAN " + _SQLITE_STAMP, {"org": "x"})
-        assert f"COVERING INDEX {REPORT_VERSION_INDEX} " in plan.fetchone()[-1]
+def test_from_version_26_an_organization_carries_its_report_version(empty_database, monkeypatch):
+    migrate_up_to(empty_database, 25, monkeypatch)
+    busy, quiet = make_org(), make_org()
+    for report_id in ("r1", "r2", "r3"):
+        minimal_report(busy, dedupe_key=report_id, report_id=report_id)
+    # As version 25 left a store: no version column, and the index that summed it.
+    empty_database.execute_sql('ALTER TABLE "organization" DROP COLUMN "report_version"')
+    empty_database.execute_sql('CREATE INDEX "domain_day_org_id_reports" '
+                               'ON "domain_day" ("org_id", "reports")')
+    assert migrate(empty_database)[0] == (26, migrations.described(
+        26, "organizations carry their report version; day totals lose the index that summed it"))
+    assert queries.report_version(busy.id) == 3 and queries.report_version(quiet.id) == 0
+    assert "domain_day_org_id_reports" not in {
+        index.name for index in empty_database.get_indexes("domain_day")}
 
 
 def test_from_version_4_sqlite_adds_a_key_rows_change_to_its_organizations_row(empty_database, monkeypatch):

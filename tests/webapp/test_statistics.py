@@ -62,3 +62,20 @@ def test_a_report_stored_after_statistics_were_remembered_is_counted(client, org
     body = get(client, "/statistics?domain=example.com", key).get_json()
     assert (body["total_reports"], body["total_messages"], body["compliance_rate"]) == (2, 5, 40.0)
     assert get(client, "/statistics", key).get_json()["total_messages"] == 5
+
+
+
+def test_a_report_replaced_after_statistics_were_remembered_is_counted_as_it_is_now(
+        client, config, org, key, tmp_path):
+    from ingest.pipeline import ingest_paths
+    from ingest.replacing import replace
+    from tests.ingest import xmlbuild as xb
+    make_domain(org, "example.com")
+    for name, count in (("stored.xml", 2), ("conflicting.xml", 7)):
+        (tmp_path / name).write_bytes(xb.report_bytes(report_id="r-1",
+                                                      records=[xb.record(count=count)]))
+    assert next(ingest_paths([tmp_path / "stored.xml"], config=config)).status == "stored"
+    assert get(client, "/statistics", key).get_json()["total_messages"] == 2
+    assert next(ingest_paths([tmp_path / "conflicting.xml"], config=config)).status == "refused"
+    replace(1, apply=True)
+    assert get(client, "/statistics", key).get_json()["total_messages"] == 7
