@@ -2,7 +2,8 @@
 
 What it buys: /statistics, /top-sources, /domains and the report list's totals sum an
 organization's rollups, which takes far longer than answering from memory (bench/mechanisms.py,
-"answer_cache"). What it costs to keep correct: every change to what they sum must move the
+"answer_cache"); a page of /sources reads its sources and each one's domains, twice the CPU of
+a request answered from memory (docs/performance.md). What it costs to keep correct: every change to what they sum must move the
 organization's report version (store.queries.report_version): storing a DMARC report and taking
 one out (store/events.reports_changed) move it.
 """
@@ -14,7 +15,9 @@ from flask import current_app, g
 
 from store import queries
 
-SIZE = 4096
+# Entries each process keeps per cache: totals and short lists, and pages of JSON (tens of KB
+# each), kept apart so a few thousand pages cannot hold hundreds of MB.
+SIZES = {"answers": 4096, "pages": 256}
 
 
 class AnswerCache:
@@ -24,7 +27,7 @@ class AnswerCache:
     the remembered value newer than its version, never older.
     """
 
-    def __init__(self, size: int = SIZE):
+    def __init__(self, size: int = SIZES["answers"]):
         self.size = size
         self._values: dict = {}
         self._lock = threading.Lock()
@@ -42,12 +45,14 @@ class AnswerCache:
         return value
 
 
-def remember(key, org_id: str, compute, version: int | None = None):
+def remember(key, org_id: str, compute, version: int | None = None, kept: str = "answers"):
     """compute() for this org and key, reused by later requests until its reports change;
-    version: the org's report version, when the caller read it with something else."""
-    cache = current_app.extensions.get("rua.answer_cache")
+    version: the org's report version, when the caller read it with something else; kept: the
+    cache it is kept in (SIZES)."""
+    name = f"rua.answer_cache.{kept}"
+    cache = current_app.extensions.get(name)
     if cache is None:
-        cache = current_app.extensions.setdefault("rua.answer_cache", AnswerCache())
+        cache = current_app.extensions.setdefault(name, AnswerCache(SIZES[kept]))
     if version is None:
         version = report_version(org_id)
     return cache.get((org_id, key), version, compute)

@@ -1,10 +1,11 @@
 """GET /sources and /sources/{ip}: sending IPs with their totals and what enrichment knows."""
 from __future__ import annotations
 
-from flask import Blueprint, g, request
+from flask import Blueprint, Response, g, request
 
 from store import source_queries as queries
 from store.addresses import canonical_ip
+from store.encoding import dumps
 from webapp import params
 from webapp.auth import requires
 from webapp.errors import ApiError
@@ -46,19 +47,33 @@ def source_filter(args) -> queries.SourceFilter:
 @bp.get("/sources")
 @requires("analytics:read")
 def index():
-    args, org_id = request.args, g.principal.org_id
-    wanted = source_filter(args)
+    """The page's JSON, remembered until a report is stored or a source enriched (one statement
+    reads both stamps)."""
+    org_id, args = g.principal.org_id, request.args
+    version, enriched = queries.count_stamp(org_id)
+    key = ("sources page", source_filter(args), params.page(args), enriched)
+    body = remember(key, org_id, lambda: dumps(answer(version, enriched)), version,
+                    kept="pages")
+    return Response(body, mimetype="application/json")
+
+
+def answer(version: int | None = None, enriched=None) -> dict:
+    """The request's GET /sources body (the sources page's too); the total is remembered
+    apart from the page (a search counts by scanning every source's search text), under the
+    stamps the caller read, if it did."""
+    org_id, args = g.principal.org_id, request.args
+    wanted, page = source_filter(args), params.page(args)
+    if version is None:
+        version, enriched = queries.count_stamp(org_id)
 
     def rows(page):
         return [source_row(row) for row in queries.source_rows(org_id, wanted, page.limit,
                                                                  page.offset)]
+
     def total():
-        # A filter's total is remembered until a report is stored or a source enriched: a
-        # search counts by scanning every source's search text.
-        version, enriched = queries.count_stamp(org_id)
         return remember(("sources", wanted, enriched), org_id,
                         lambda: queries.source_count(org_id, wanted), version)
-    body = envelope("sources", None, params.page(args), rows=rows, count=total)
+    body = envelope("sources", None, page, rows=rows, count=total)
     body["has_any"] = body["total"] > 0 or queries.any_source(org_id)
     return body
 

@@ -172,3 +172,16 @@ def test_a_remembered_total_moves_with_a_new_report_and_with_enrichment(client, 
     assert total("?reputation=clean&limit=1") == 2
     make_report(org, records=[{"source_ip": "192.0.2.77"}])
     assert total("?search=192.0&limit=1") == 3
+
+
+def test_a_remembered_page_moves_with_a_new_report_and_with_enrichment(client, org, key,
+                                                                       reports):
+    def row(ip):
+        return next(r for r in get(client, "/sources", key).get_json()["sources"]
+                    if r["source_ip"] == ip)
+    assert (row("192.0.2.1")["ptr"], ips(client, key)[0]) == (None, "192.0.2.1")
+    Source.update(ptr="mx.example.net", enriched_at=dt.datetime(2026, 1, 1)).where(
+        Source.ip == "192.0.2.1").execute()
+    assert row("192.0.2.1")["ptr"] == "mx.example.net"
+    make_report(org, records=[{"source_ip": "192.0.2.77", "count": 50}])
+    assert ips(client, key)[0] == "192.0.2.77"

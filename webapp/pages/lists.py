@@ -51,7 +51,7 @@ def report(id):
 @bp.get("/sources")
 @page("/sources")
 def sources():
-    return _listing("pages/sources.html", "Sources", sources_api.index())
+    return _listing("pages/sources.html", "Sources", sources_api.answer())
 
 
 @bp.get("/sources/<ip>")
