@@ -47,8 +47,8 @@ def source_filter(args) -> queries.SourceFilter:
 @bp.get("/sources")
 @requires("analytics:read")
 def index():
-    """The page's JSON, remembered until a report is stored or a source enriched (one statement
-    reads both stamps)."""
+    """The page's JSON, remembered until a report is stored or a source enriched (the report
+    version and the latest enrichment, read in one statement)."""
     org_id, args = g.principal.org_id, request.args
     version, enriched = queries.count_stamp(org_id)
     key = ("sources page", source_filter(args), params.page(args), enriched)
@@ -60,7 +60,7 @@ def index():
 def answer(version: int | None = None, enriched=None) -> dict:
     """The request's GET /sources body (the sources page's too); the total is remembered
     apart from the page (a search counts by scanning every source's search text), under the
-    stamps the caller read, if it did."""
+    version and enrichment the caller read, if it did."""
     org_id, args = g.principal.org_id, request.args
     wanted, page = source_filter(args), params.page(args)
     if version is None:
