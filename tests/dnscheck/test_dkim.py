@@ -115,7 +115,11 @@ def test_check_asks_every_selector_on_the_real_server(dns_server, dns_config):
     assert verdict.status == "ok"
     assert [(k["selector"], k["bits"]) for k in verdict.facts["keys"]] == [
         ("s1", 1024), ("google", 2048)]
-    assert len(dns_server.asked()) == 3
+    # Each selector once (S1 is s1). The selectors are asked at once, so the missing one's
+    # NXDOMAIN may come before any answer and make the resolver check itself once (the
+    # root's NS, dnscheck/resolver.py): that depends on the threads' timing.
+    assert len(dns_server.asked(rdtype="TXT")) == 3
+    assert len(dns_server.asked()) - 3 == len(dns_server.asked(".", "NS")) <= 1
 
 
 def test_check_with_a_silent_nameserver_is_unknown_within_one_query_lifetime(dns_server,
