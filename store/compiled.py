@@ -230,8 +230,8 @@ class Prepared:
     """A :name statement of every request that Postgres plans once per pooled connection:
     planning such a statement costs more than running it. SQLite runs it as it is.
 
-    What it costs to keep correct: PREPARE runs outside any transaction (the request's first
-    statement on a connection in autocommit), or a rollback would take it back unnoticed.
+    Postgres keeps a prepared statement for the connection's life, a rollback included; a
+    new connection (the pool's, or one after the server restarted) is prepared again.
     """
 
     def __init__(self, name: str, statement: str, types: dict[str, str]):
