@@ -19,7 +19,8 @@ def scheduled(now, config) -> int | None:
     mailbox lock is let go before the job's refresh, so a watcher waits only for the reading."""
     with locks.exclusive(MAILBOX_LOCK, config.lock_dir) as held:
         if not held:
-            log.info("another fetch is reading the mailboxes: nothing to fetch")
+            log.info("fetch skipped: another fetch (a watcher, `rua fetch`) is reading the "
+                     "mailboxes")
             return None
         return fetch_configured(config)
 

@@ -28,7 +28,7 @@ def test_the_fetch_job_runs_every_fetch_interval_minutes_once_a_mailbox_is_set()
 
 
 def test_the_job_reads_both_mailboxes_under_the_mailbox_lock_then_refreshes(acme, box, config,
-                                                                             tmp_path):
+                                                                             tmp_path, caplog):
     maildir = make_maildir(tmp_path / "Maildir")
     (maildir / "new" / "1.a.host").write_bytes(report_mail("from-maildir"))
     box.append(report_mail("from-imap"))
@@ -36,9 +36,11 @@ def test_the_job_reads_both_mailboxes_under_the_mailbox_lock_then_refreshes(acme
         database_url=config.database_url, lock_dir=config.lock_dir, offline=True,
         maildir=str(maildir))
     [job] = [job for name, job, _ in job_table(config) if name == "fetch"]
+    caplog.set_level("INFO", logger="rua.fetch")
     with locks.exclusive(MAILBOX_LOCK, config.lock_dir) as held:
         assert held and run_exclusive("fetch", job, config) is True    # `rua fetch` is on it
     assert Report.select().count() == 0
+    assert "fetch skipped: another fetch" in caplog.text     # not "nothing to fetch"
     assert run_exclusive("fetch", job, config) is True
     assert sorted(r.report_id for r in Report.select()) == ["from-imap", "from-maildir"]
     assert Organization.get().dirty_since is None
