@@ -14,6 +14,7 @@ import json
 import os
 import pathlib
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -110,10 +111,41 @@ class Stack:
         self.url = f"http://127.0.0.1:{port}"
         self.env = {**os.environ, "APP_IMAGE": IMAGE, "POSTGRES_IMAGE": POSTGRES,
                     "API_PORT": f"127.0.0.1:{port}"}
+        self.said = ""
 
     def compose(self, *args, timeout=120):
-        return run(COMPOSE, "-p", PROJECT, "-f", self.folder / self.compose_file, *args,
+        done = run(COMPOSE, "-p", PROJECT, "-f", self.folder / self.compose_file, *args,
                    cwd=self.folder, env=self.env, timeout=timeout)
+        self.said = done.stdout[-1500:] + done.stderr[-1500:]
+        return done
+
+    def down_then_up(self):
+        """compose down, then up once the published port is free again: podman-compose starts
+        each container with its own `podman run` and goes on when one fails, so an api whose
+        port the old one's conmon still held would never start."""
+        self.compose("down", timeout=180)
+        port = int(self.url.rsplit(":", 1)[1])
+        deadline = time.monotonic() + 30
+        while True:
+            with socket.socket() as sock:
+                try:
+                    sock.bind(("127.0.0.1", port))
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise AssertionError(f"port {port} still taken 30 s after compose down")
+            time.sleep(0.5)
+        self.compose("up", "-d")
+
+    def states(self) -> str:
+        """Each of the project's containers with its state and podman's error, and what
+        compose said last: where a service that never answers went."""
+        lines = []
+        for service in ("postgres", "init", "api", "scheduler"):
+            state = self.state(service)
+            lines.append(f"{service}: {state.get('Status', 'no container')} "
+                         f"{state.get('Error', '')}".rstrip())
+        return "\n".join(lines) + f"\ncompose said: {self.said}"
 
     @staticmethod
     def container(service: str) -> str:
@@ -151,11 +183,13 @@ class Stack:
                     return answer.status, json.loads(answer.read())
             except urllib.error.HTTPError as exc:   # a 503 while the store is out of reach
                 if exc.code < 500 or time.monotonic() > deadline:
-                    raise AssertionError(f"GET {path}: {exc}\n{self.logs('api')}") from None
+                    raise AssertionError(f"GET {path}: {exc}\n{self.logs('api')}\n"
+                                         f"{self.states()}") from None
                 time.sleep(0.5)
             except OSError as exc:     # not listening yet: refused, reset or silent
                 if time.monotonic() > deadline:
-                    raise AssertionError(f"GET {path}: {exc}\n{self.logs('api')}") from None
+                    raise AssertionError(f"GET {path}: {exc}\n{self.logs('api')}\n"
+                                         f"{self.states()}") from None
                 time.sleep(0.5)
 
     def healthy(self, service: str, seconds: int = 60):
@@ -270,8 +304,7 @@ def test_compose_with_postgres(images):
         for service in ("postgres", "api", "scheduler"):
             stack.healthy(service)
 
-        stack.compose("down", timeout=180)
-        stack.compose("up", "-d")
+        stack.down_then_up()
         assert stack.wait_exited("init", 120) == 0, stack.logs("init")
         assert "in-a-container" in json.dumps(stack.get("/api/v1/reports", key)[1])
 
