@@ -65,8 +65,8 @@ class Compiled:
 
 class CompiledRows:
     """build(rows) returns a peewee query over rows of values (a multi-row insert or upsert);
-    run(rows) executes its SQL with rows of values as the database takes them, the text made
-    once per number of rows."""
+    run(rows) executes its SQL with rows of values as the database takes them, the one-row
+    statement made once."""
 
     def __init__(self, build):
         self.build = build
@@ -86,21 +86,14 @@ class CompiledRows:
             raise ValueError("CompiledRows needs a multi-row INSERT ... VALUES statement")
         return head + " VALUES ", one, tail, params[width:]
 
-    def _compile(self, count: int, width: int):
-        """The text for count rows, the one row of marks repeated, and its parameter slots."""
-        head, one, tail, constants = _cached((self, width), lambda: self._one_row(width))
-        text = head + ", ".join([one] * count) + tail
-        return text, [(True, n) for n in range(count * width)] + [(False, p) for p in constants]
-
     def run(self, rows: list) -> list[tuple]:
         """The rows the statement returns (RETURNING), or [] when it returns none."""
         if not rows:
             return []
-        sql, slots = _cached((self, len(rows), len(rows[0])),
-                             lambda: self._compile(len(rows), len(rows[0])))
-        flat = list(chain.from_iterable(rows))
-        cursor = db.obj.execute_sql(sql, [flat[item] if marked else item
-                                          for marked, item in slots])
+        head, one, tail, constants = _cached((self, len(rows[0])),
+                                             lambda: self._one_row(len(rows[0])))
+        cursor = db.obj.execute_sql(head + ", ".join([one] * len(rows)) + tail,
+                                    [*chain.from_iterable(rows), *constants])
         return cursor.fetchall() if cursor.description else []
 
 
