@@ -6,35 +6,32 @@ each, and whatever `rua ingest` reports as stored survives a crash, of the proce
 machine. A crash loses only reports not reported yet, each whole, which ingesting the same
 input again stores.
 
-SQLite: the group is one transaction, each report a savepoint in it, and only its commit is
-flushed (synchronous=FULL; the store's other commits keep WAL's NORMAL, which flushes at
-checkpoints only). Postgres: each report is still its own transaction, committed without
-waiting for the disk (synchronous_commit off), and the group ends with one small transaction
-committed with the wait, which flushes the write-ahead log up to it, every report before it
-included. One transaction per report there because concurrent ingests hold the rows they
-upsert (sources, rollups) until their commit: a group-long transaction would make them wait
-on, and deadlock with, each other.
+The group is one transaction, each report a savepoint in it. The sums its reports add to rows
+other reports share (rollups, source facts) are written once, when it commits
+(ingest/shared_rows.py), in key order: until then a group holds no row a concurrent ingest
+writes, so groups wait for each other only for that last moment, and never in a circle.
+SQLite flushes only the group's commit (synchronous=FULL; the store's other commits keep WAL's
+NORMAL, which flushes at checkpoints only); Postgres flushes every commit.
 """
 from __future__ import annotations
 
 import time
 
+from ingest.shared_rows import SharedRows
 from store import db, is_postgres
 
 COMMIT_SECONDS = 0.5     # SQLite's other writers wait at most this long (plus one report)
 COMMIT_REPORTS = 1000
 _SQLITE_FLUSHED = "PRAGMA synchronous = FULL"
 _SQLITE_UNFLUSHED = "PRAGMA synchronous = NORMAL"     # the store's setting (store.SQLITE_PRAGMAS)
-_POSTGRES_UNFLUSHED = "SET synchronous_commit = off"
-_POSTGRES_FLUSHED = "SET synchronous_commit = on"
-_POSTGRES_FLUSH = "SELECT txid_current()"   # a transaction id, so its commit writes and flushes
 
 
 class Group:
-    """The open group and the outcomes waiting for its flush."""
+    """The open group, its reports' shared sums and the outcomes waiting for its flush."""
 
     def __init__(self):
-        self.transaction = None      # SQLite: the group's transaction
+        self.shared = SharedRows()
+        self.transaction = None      # the group's transaction
         self.inside = False          # the group is part of a caller's transaction (a dry run)
         self.opened = False
         self.started = 0.0
@@ -50,7 +47,8 @@ class Group:
             # not change its flush inside it, and there is nothing to flush.
             self.inside = True
         elif is_postgres():
-            db.execute_sql(_POSTGRES_UNFLUSHED)
+            self.transaction = db.transaction()
+            self.transaction.__enter__()
         else:
             db.execute_sql(_SQLITE_FLUSHED)
             # IMMEDIATE: the write lock from the start, as storing.writing says why. A store
@@ -77,36 +75,34 @@ class Group:
         return self.commit() if due else []
 
     def commit(self) -> list:
-        """End the open group (if any) on disk; every outcome waiting, now released."""
+        """End the open group (if any) on disk, its shared sums written; every outcome
+        waiting, now released."""
         if self.opened:
+            self.shared.write()
             self.opened = False
             if self.inside:
                 self.inside = False
-            elif self.transaction is not None:
+            else:
                 transaction, self.transaction = self.transaction, None
                 transaction.__exit__(None, None, None)
-                db.execute_sql(_SQLITE_UNFLUSHED)
-            else:
-                db.execute_sql(_POSTGRES_FLUSHED)
-                with db.atomic():
-                    db.execute_sql(_POSTGRES_FLUSH)
+                if not is_postgres():
+                    db.execute_sql(_SQLITE_UNFLUSHED)
         return self.release()
 
     def rollback(self) -> None:
-        """Give up the open group: nothing of it was reported. On SQLite nothing of it stays;
-        on Postgres its reports are committed and stay (a later run finds them duplicates)."""
+        """Give up the open group: nothing of it was reported, and nothing of it stays."""
         self.waiting = []
+        self.shared = SharedRows()
         if not self.opened:
             return
         self.opened = False
         if self.inside:
             self.inside = False
-        elif self.transaction is not None:
+        else:
             transaction, self.transaction = self.transaction, None
             transaction.__exit__(RuntimeError, None, None)      # as leaving it by an error
-            db.execute_sql(_SQLITE_UNFLUSHED)
-        else:
-            db.execute_sql(_POSTGRES_FLUSHED)
+            if not is_postgres():
+                db.execute_sql(_SQLITE_UNFLUSHED)
 
     def release(self) -> list:
         released, self.waiting = self.waiting, []

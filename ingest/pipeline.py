@@ -182,7 +182,8 @@ def _ingest_one(item, result: FileResult, org, config, group, caps: DomainCaps,
             parsed.records = budget.watch(parsed.records)
         group.open()
         stored = store_report(parsed, org=org, caps=caps, document=item,
-                              required=required_domains(config.require_dkim_from))
+                              required=required_domains(config.require_dkim_from),
+                              shared=group.shared)
         group.stored()
     except Exception as exc:            # a fault in one input must not stop the batch
         refuse(result, item.origin, exc)

@@ -1,4 +1,5 @@
-"""Daily rollups: per-IP sums of one report kept in memory, then upserted in a few statements.
+"""Daily rollups: per-IP sums of one report kept in memory, then upserted with a group's others
+(ingest/shared_rows.py).
 
 DailyRollup per (org, policy domain, day, source_ip) and DomainDay per (org, domain, day), where
 day is the UTC day holding the midpoint of the report window. The upserts add to existing rows
@@ -52,21 +53,20 @@ class ReportTally:
             sums[4] += count
 
 
-def save_daily(org_id: str, domain: str, day, tally: ReportTally):
-    """Add the report's per-IP sums to DailyRollup, one row more in `reports` for each IP."""
+def save_daily(rows: list[tuple]):
+    """Add (org, domain, day, source_ip, *sums, reports) rows, in key order, to DailyRollup."""
     sums = [getattr(DailyRollup, name) for name in (*_SUMS, "reports")]
     key = [DailyRollup.org, DailyRollup.domain, DailyRollup.day, DailyRollup.source_ip]
-    rows = [(org_id, domain, day, ip, *counts, 1) for ip, counts in tally.in_address_order()]
     sql.insert_rows(DailyRollup, key + sums, rows, conflict=key, add=sums)
 
 
-def save_domain_day(org_id: str, domain: str, day, messages: int, policy: tuple, as_of: int):
-    """Count the report on its domain's day; its policy (p, pct, testing) wins unless a later
-    report's is there. One upsert: the policy columns read the row as it was before this report."""
+def save_domain_days(rows: list[tuple]):
+    """Count reports and messages on their domain's day: (org, domain, day, reports, messages,
+    p, pct, testing, as_of) rows in key order. A row's policy wins unless a later report's is
+    there; the policy columns read the row as it was before."""
     later = [DomainDay.policy_p, DomainDay.policy_pct, DomainDay.policy_testing,
              DomainDay.policy_as_of]
     key = [DomainDay.org, DomainDay.domain, DomainDay.day]
     counts = [DomainDay.reports, DomainDay.messages]
-    row = (org_id, domain, day, 1, messages, *policy, as_of)
-    sql.insert_rows(DomainDay, key + counts + later, [row], conflict=key, add=counts,
+    sql.insert_rows(DomainDay, key + counts + later, rows, conflict=key, add=counts,
                     take=later, newer=DomainDay.policy_as_of)

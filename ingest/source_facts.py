@@ -1,14 +1,15 @@
 """Source facts: each sending IP's totals per organization (Source) and per policy domain
-(SourceDomain), added to in the stored report's transaction beside the daily rollups.
+(SourceDomain), added to in the transaction of the reports they sum, beside the daily rollups.
 
-Only a stored report reaches here (a duplicate never does), so the sums are exact. The report's
-sums are folded per IP in memory (rollups.ReportTally) and written by two multi-row upserts per 500
-IPs, which add to existing rows; SourceDomain's RETURNING says which (domain, IP) pairs this
-report made (their `reports` is 1), which is what Source's domain count and the new_sender
-events (raised in one insert per report) need.
+Only a stored report reaches here (a duplicate never does), so the sums are exact. A commit
+group's sums are folded per row in memory (ingest/shared_rows.py) and written by two multi-row
+upserts per 500 rows, which add to existing rows; SourceDomain's RETURNING says which (domain, IP)
+pairs the group made (their `reports` is the group's own), which is what Source's domain count
+and the new_sender events (raised in one insert per report) need.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from peewee import EXCLUDED, Case, fn
@@ -24,46 +25,89 @@ NEW_SENDER_RECENT = timedelta(days=7)    # news only: a report that ended longer
 NEW_SENDER_EVENTS = 10                   # per report at most (its busiest new senders)
 
 
-def save(org_id: str, domain: str, first: datetime, last: datetime, day: date, tally,
-         received_at: datetime) -> None:
-    """Add one stored report's per-IP sums (a rollups.ReportTally) to the source facts."""
-    rows = [(ip, *sums, *tally.dispositions.get(ip, (0, 0)))
-            for ip, sums in tally.in_address_order()]
-    new = []
-    for start in range(0, len(rows), sql.BATCH):
-        chunk = rows[start:start + sql.BATCH]
-        new += _save_domains(org_id, domain, first, last, chunk)
-        made = set(new)
-        _save_sources(org_id, domain, first, last, chunk, made)
-    others: dict[str, set[str]] = {}
-    for text, ip in tally.spelled.items():
-        if text != ip:
-            others.setdefault(ip, set()).add(text)
-    remember_spellings(org_id, others)
-    # An archive of old reports imported today makes no news: new_sender is about the last days.
-    if new and received_at - last <= NEW_SENDER_RECENT:
-        _announce(org_id, domain, day, sorted(new, key=lambda ip: -tally.by_ip[ip][0]))
+@dataclass
+class SenderSums:
+    """One IP's sums for one policy domain over a group's reports; `news` is the first of them
+    to hold it (its number in the group, its messages there): the report that made the pair,
+    when the group did."""
+    first: datetime
+    last: datetime
+    sums: list[int]          # messages, compliant, SPF pass, DKIM pass, forwarded
+    held: list[int]          # quarantined, rejected
+    reports: int
+    news: tuple[int, int]
+
+    @classmethod
+    def of(cls, first: datetime, last: datetime, sums, held, report: int) -> "SenderSums":
+        return cls(first, last, list(sums), list(held), 1, (report, sums[0]))
+
+    def add(self, first: datetime, last: datetime, sums, held) -> None:
+        self.first, self.last = min(self.first, first), max(self.last, last)
+        self.sums = [a + b for a, b in zip(self.sums, sums)]
+        self.held = [a + b for a, b in zip(self.held, held)]
+        self.reports += 1
 
 
-def _save_domains(org_id, domain, first, last, chunk) -> list[str]:
-    """Upsert the chunk's SourceDomain rows; the IPs whose row this report created."""
-    begin, end = _stored_time(first), _stored_time(last)
-    rows = [(org_id, domain, ip, begin, end, messages, compliant, messages - spf_pass,
-             messages - dkim_pass, forwarded, quarantined, rejected, 1)
-            for ip, messages, compliant, spf_pass, dkim_pass, forwarded, quarantined, rejected
-            in chunk]
-    return [ip for ip, reports in _DOMAINS.run(rows) if reports == 1]
+def save(senders: dict[tuple, SenderSums], spelled: dict[str, dict[str, set[str]]],
+         reports: list) -> None:
+    """Add a group's sums ({(org, domain, ip): SenderSums}) to the source facts; spelled: each
+    organization's other texts of its addresses; reports: the group's stored reports (each with
+    org_id, domain, day, last and received_at), whose new senders make news."""
+    keys = sorted(senders)
+    made = set()
+    for start in range(0, len(keys), sql.BATCH):
+        made.update(_save_domains(senders, keys[start:start + sql.BATCH]))
+    by_source: dict[tuple, list] = {}
+    for org_id, domain, ip in keys:
+        by_source.setdefault((org_id, ip), []).append(domain)
+    sources = sorted(by_source)
+    for start in range(0, len(sources), sql.BATCH):
+        _save_sources(senders, sources[start:start + sql.BATCH], by_source, made)
+    for org_id in sorted(spelled):
+        remember_spellings(org_id, spelled[org_id])
+    news: dict[int, list] = {}
+    for org_id, domain, ip in made:
+        report, messages = senders[(org_id, domain, ip)].news
+        news.setdefault(report, []).append((-messages, ip))
+    for number in sorted(news):
+        report = reports[number]
+        # An archive of old reports imported today makes no news: new_sender is about the last
+        # days.
+        if report.received_at - report.last <= NEW_SENDER_RECENT:
+            _announce(report.org_id, report.domain, report.day,
+                      [ip for _, ip in sorted(news[number])])
 
 
-def _save_sources(org_id, domain, first, last, chunk, new: set) -> None:
-    begin, end = _stored_time(first), _stored_time(last)
+def _save_domains(senders, keys) -> list[tuple]:
+    """Upsert the keys' SourceDomain rows; the (org, domain, ip) keys whose row this group
+    created."""
     rows = []
-    for ip, messages, compliant, spf_pass, dkim_pass, forwarded, *_ in chunk:
+    for key in keys:
+        sender = senders[key]
+        messages, compliant, spf_pass, dkim_pass, forwarded = sender.sums
+        rows.append((*key, _stored_time(sender.first), _stored_time(sender.last), messages,
+                     compliant, messages - spf_pass, messages - dkim_pass, forwarded,
+                     *sender.held, sender.reports))
+    return [(org_id, domain, ip) for org_id, domain, ip, reports in _DOMAINS.run(rows)
+            if reports == senders[(org_id, domain, ip)].reports]
+
+
+def _save_sources(senders, sources, by_source, made: set) -> None:
+    """Upsert the (org, ip) sources' rows: the sums of their domains' rows, and how many of
+    those rows the group made (the domains a source's search text gains)."""
+    rows = []
+    for org_id, ip in sources:
+        domains = by_source[(org_id, ip)]
+        new = [domain for domain in domains if (org_id, domain, ip) in made]
+        parts = [senders[(org_id, domain, ip)] for domain in domains]
+        first, last = min(p.first for p in parts), max(p.last for p in parts)
+        messages, compliant, spf_pass, dkim_pass, forwarded = (
+            sum(values) for values in zip(*(p.sums for p in parts)))
         spf_fail, dkim_fail = messages - spf_pass, messages - dkim_pass
-        rows.append((org_id, ip, begin, end, messages, compliant, spf_fail, dkim_fail, forwarded,
-                     spf_fail + dkim_fail, 1 if ip in new else 0, ip_key(ip),
+        rows.append((org_id, ip, _stored_time(first), _stored_time(last), messages, compliant,
+                     spf_fail, dkim_fail, forwarded, spf_fail + dkim_fail, len(new), ip_key(ip),
                      percentage(compliant, messages) if messages else 0.0,
-                     search_text(ip, [domain]), *_UNKNOWN.values()))
+                     search_text(ip, new or domains), *_UNKNOWN.values()))
     _SOURCES.run(rows)
 
 
@@ -108,7 +152,8 @@ _DOMAINS = sql.CompiledRows(lambda rows: SourceDomain
                             .on_conflict(conflict_target=[SourceDomain.org, SourceDomain.ip,
                                                           SourceDomain.domain],
                                          update=_added(SourceDomain, _DOMAIN_FIELDS[5:]))
-                            .returning(SourceDomain.ip, SourceDomain.reports))
+                            .returning(SourceDomain.org, SourceDomain.domain, SourceDomain.ip,
+                                       SourceDomain.reports))
 _SOURCE_FIELDS = [Source.org, Source.ip, Source.first_seen, Source.last_seen, *_sums(Source),
                   Source.auth_failures, Source.domain_count, Source.ip_key, Source.compliance_rate,
                   Source.search_text, *_UNKNOWN]
@@ -131,7 +176,7 @@ def _announce(org_id: str, domain: str, day: date, new_ips: list[str]) -> None:
         started = date.fromisoformat(started[:10])
     if started is None or day - started < NEW_SENDER_HISTORY:
         return
-    # mark=False: the report's own transaction marks the organization (storing._store).
+    # mark=False: the same transaction marks the organization (ingest/shared_rows.py).
     events.raise_events(org_id, "new_sender", [
         {"dedupe_key": f"new_sender:{domain}:{ip}", "title": f"New sender {ip} for {domain}",
          "detail": f"{ip} sent mail as {domain} for the first time in a report covering "

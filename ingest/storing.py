@@ -7,10 +7,11 @@ from typing import NamedTuple
 
 from peewee import IntegrityError, Value
 
-from ingest import authenticity, copies, rollups, routing, source_facts
+from ingest import authenticity, copies, routing
 from ingest.model import Document, NotMonitored, ParsedReport, ReportError
 from ingest.printable import bounded, report_named
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
+from ingest.shared_rows import SharedRows
 from rules.authenticity import NOT_FROM_MAIL, Provenance, speaks_for_reporter, unauthenticated
 from rules.rates import rate
 from rules.windows import window_days
@@ -47,13 +48,16 @@ class Stored:
 
 def store_report(parsed: ParsedReport, *, org=None, received_at=None,
                  caps: DomainCaps | None = None, document: Document | None = None,
-                 provenance: Provenance | None = None, required: tuple[str, ...] = ()) -> Stored:
+                 provenance: Provenance | None = None, required: tuple[str, ...] = (),
+                 shared: SharedRows | None = None) -> Stored:
     """Route, dedupe and store one report; ReportError (nothing stored) when it cannot be.
     caps: a report whose domain is new to the organization is refused past them.
     document: the report's document, kept aside when the report is a conflicting copy (so a
     report with a digest needs it).
     provenance: what its mail proves (else the document's); required: RUA_REQUIRE_DKIM_FROM's
     domains, whose reports must be signed by them.
+    shared: the commit group's sums (ingest/commits.py), which the report adds to and the
+    group writes; without one the report writes its own.
 
     One transaction (a savepoint inside the caller's, ingest/pipeline.py) holds the look-ups
     and the writes."""
@@ -67,15 +71,20 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
     if provenance is None:
         provenance = document.provenance if document is not None else NOT_FROM_MAIL
     mail = _Mail(provenance, required, key)
+    own = shared is None
+    shared = SharedRows() if own else shared
     try:
         with writing():
-            return _route_and_store(parsed, org, domain, mail, caps, now)
+            stored = _route_and_store(parsed, org, domain, mail, caps, now, shared)
+            if own:
+                shared.write()
+            return stored
     except _NoRoom as refusal:
         raise _refuse(refusal.org, domain, refusal.cap, now) from None
     except _Unauthenticated as refusal:
         raise authenticity.refuse(refusal.org_id, domain, refusal.reason, now) from None
     except _Conflicting as conflicting:
-        return _copy_arrived(parsed, conflicting, mail, document, now)
+        return _copy_arrived(parsed, conflicting, mail, document, now, shared)
     except IntegrityError:
         # Another process stored the same report between our look-up and our insert.
         existing = _stored(_target(org, domain).id, key)
@@ -84,7 +93,7 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
         try:
             return _resent(existing, parsed, mail)
         except _Conflicting as conflicting:
-            return _copy_arrived(parsed, conflicting, mail, document, now)
+            return _copy_arrived(parsed, conflicting, mail, document, now, shared)
 
 
 @dataclass(frozen=True)
@@ -134,7 +143,8 @@ def _target(org, domain: str) -> Organization:
     return routing.find_org(org) if org is not None else routing.route(domain)
 
 
-def _route_and_store(parsed, org, domain: str, mail: _Mail, caps, now: datetime) -> Stored:
+def _route_and_store(parsed, org, domain: str, mail: _Mail, caps, now: datetime,
+                     shared: SharedRows) -> Stored:
     meta = parsed.meta
     arrival = _arrival(org, domain, mail.key)
     org_id, monitored = arrival.org_id, arrival.monitored
@@ -155,7 +165,8 @@ def _route_and_store(parsed, org, domain: str, mail: _Mail, caps, now: datetime)
         if cap is not None:
             raise _NoRoom(routing.find_org(org_id), cap)
     source = "manual" if adding else "auto"
-    report = _store(parsed, org_id, domain, key, days, now, monitored, source, mail.provenance)
+    report = _store(parsed, org_id, domain, key, days, now, monitored, source, mail.provenance,
+                    shared)
     return Stored("stored", report)
 
 
@@ -200,9 +211,11 @@ def _resent(existing: Report, parsed, mail: _Mail) -> Stored:
 
 
 def _copy_arrived(parsed, conflicting: _Conflicting, mail: _Mail, document: Document | None,
-                  now: datetime) -> Stored:
+                  now: datetime, shared: SharedRows) -> Stored:
     """A conflicting copy (its document, as read again) taking the stored report's place, or
-    kept aside: then ReportError, the refusal saying so."""
+    kept aside: then ReportError, the refusal saying so. The group's sums are written first:
+    taking a report's place subtracts its sums, which may still be the group's."""
+    shared.write()
     meta, stored = parsed.meta, conflicting.stored
     copy = copies.Copy("dmarc", mail.key, parsed.digest, meta.org_name, meta.report_id,
                        stored.domain, meta.date_begin, meta.date_end)
@@ -259,7 +272,7 @@ def _stored(org_id: str, key: str) -> Report | None:
 
 
 def _store(parsed, org_id: str, domain: str, key: str, days, received_at,
-           monitored, source: str, provenance: Provenance) -> Report:
+           monitored, source: str, provenance: Provenance, shared: SharedRows) -> Report:
     meta = parsed.meta
     warnings: list[str] = []
     report = Report(**_fit(Report, warnings, dict(
@@ -290,38 +303,32 @@ def _store(parsed, org_id: str, domain: str, key: str, days, received_at,
                                          for f in _TOTAL_FIELDS})
     else:
         sql.insert_rows(Report, _REPORT_FIELDS, [sql.values_of(report, _REPORT_FIELDS)])
-    rollups.save_daily(org_id, domain, days[2], writer.tally)
-    policy = (report.p, report.pct, report.testing)
-    rollups.save_domain_day(org_id, domain, days[2], report.total_messages, policy,
-                            meta.date_end)
-    source_facts.save(org_id, domain, from_epoch(meta.date_begin), from_epoch(meta.date_end),
-                      days[2], writer.tally, received_at)
-    _monitor(org_id, domain, writer.selectors, monitored, source)
-    events.reports_changed(org_id)
+    change = _monitor(org_id, domain, writer.selectors, monitored, source, shared)
+    # Last: only a report stored whole adds to the group's sums.
+    shared.add(org_id, domain, days[2], from_epoch(meta.date_begin), from_epoch(meta.date_end),
+               writer.tally, report.total_messages, (report.p, report.pct, report.testing),
+               meta.date_end, received_at, change)
     return report
 
 
-def _monitor(org_id: str, domain: str, selectors: set, row, source: str):
+def _monitor(org_id: str, domain: str, selectors: set, row, source: str,
+             shared: SharedRows) -> tuple | None:
     """The policy domain joins the org's domains as `source` (auto, or manual when the user
     takes an archive's domains in); a domain added by hand becomes both. row is its (id,
-    source, selectors) when it was there already."""
+    source, selectors) when it was there already: then the change, (id, source, selectors),
+    for the group to write (None: nothing changes)."""
     if row is None:
         fields = sql.columns(Domain)
         values = sql.values_of(Domain(org=org_id, name=domain, source=source,
                                       dkim_selectors=sorted(selectors)), fields)
         sql.insert_rows(Domain, fields, [values], ignore=True)
-        return
-    domain_id, source, stored_selectors = row
-    known = list(Domain.dkim_selectors.python_value(stored_selectors) or [])
+        return None
+    domain_id, source, known = shared.domain(row)
     room = max(0, MAX_SELECTORS - len(known))
     merged = known + sorted(s for s in selectors if s not in known)[:room]
-    changes = {}
-    if source == "manual":
-        changes[Domain.source] = "both"
-    if merged != known:
-        changes[Domain.dkim_selectors] = merged
-    if changes:
-        Domain.update(changes).where(Domain.id == domain_id).execute()
+    if source == "manual" or merged != known:
+        return domain_id, "both" if source == "manual" else source, merged
+    return None
 
 
 def _fit(model, warnings: list, values: dict) -> dict:

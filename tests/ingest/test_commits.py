@@ -61,8 +61,8 @@ def test_small_reports_are_handed_out_in_groups(database, config, tmp_path, monk
     results = ingest_paths(write_reports(tmp_path, 12), config=config)
     first = next(results)
     seen = committed_report_ids(config.database_url)
-    # The first group holds five reports (SQLite: one transaction; Postgres: five, flushed
-    # together): none is handed out before all five are committed.
+    # The first group holds five reports in one transaction: none is handed out before all
+    # five are committed.
     assert len(seen) == 5
     assert first.reports[0]["report_id"] in seen
     assert len(list(results)) == 11
