@@ -6,10 +6,13 @@ each, and whatever `rua ingest` reports as stored survives a crash, of the proce
 machine. A crash loses only reports not reported yet, each whole, which ingesting the same
 input again stores.
 
-The group is one transaction, each report a savepoint in it. The sums its reports add to rows
-other reports share (rollups, source facts) are written once, when it commits
-(ingest/shared_rows.py), in key order: until then a group holds no row a concurrent ingest
-writes, so groups wait for each other only for that last moment, and never in a circle.
+The group is one transaction, each report a savepoint in it. What its reports add to rows other
+reports share (rollups, source facts, domains' DKIM selectors, report versions) is written once,
+as it commits, in key order (ingest/shared_rows.py), so concurrent groups wait for each other
+only then. A circle is left only around the shared rows a group writes mid-way: a domain new to
+its organization, and the organization's row an event for a refused report marks. Postgres ends
+one by refusing a statement: a store failure that loses nothing reported.
+
 SQLite flushes only the group's commit (synchronous=FULL; the store's other commits keep WAL's
 NORMAL, which flushes at checkpoints only); Postgres flushes every commit.
 """
