@@ -10,8 +10,8 @@ The group is one transaction, each report a savepoint in it. What its reports ad
 reports share (rollups, source facts, domains' DKIM selectors, report versions) is written once,
 as it commits, in key order (ingest/shared_rows.py), so concurrent groups wait for each other
 only then. A circle is left only around the shared rows a group writes mid-way: a domain new to
-its organization, and the organization's row an event for a refused report marks. Postgres ends
-one by refusing a statement: a store failure that loses nothing reported.
+its organization, and the organization's row a TLS report or a refused report's event marks.
+Postgres ends one by refusing a statement: a store failure that loses nothing reported.
 
 SQLite flushes only the group's commit (synchronous=FULL; the store's other commits keep WAL's
 NORMAL, which flushes at checkpoints only); Postgres flushes every commit.
