@@ -31,6 +31,10 @@ class SharedRows:
     """The group's sums, by the key of the row each is added to."""
 
     def __init__(self):
+        self.empty()
+
+    def empty(self) -> None:
+        """Hold no sums: a new group's, or a group's once written."""
         self.reports: list[StoredReport] = []
         # (org, domain, day, ip) -> messages, compliant, spf pass, dkim pass, forwarded, reports
         self.daily: dict[tuple, list[int]] = {}
@@ -78,10 +82,9 @@ class SharedRows:
             counted[1] += messages
             if as_of >= counted[5]:          # the later report's policy, as the upsert takes it
                 counted[2:] = [*policy, as_of]
-        spelled = self.spelled.setdefault(org_id, {})
         for text, ip in tally.spelled.items():
             if text != ip:
-                spelled.setdefault(ip, set()).add(text)
+                self.spelled.setdefault(org_id, {}).setdefault(ip, set()).add(text)
 
     def write(self) -> None:
         """Add the sums to their rows and move each organization's report version, then start
@@ -96,4 +99,4 @@ class SharedRows:
         source_facts.save(self.senders, self.spelled, self.reports)
         for org_id in sorted({report.org_id for report in self.reports}):
             events.reports_changed(org_id)
-        self.__init__()
+        self.empty()
