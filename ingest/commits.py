@@ -95,7 +95,7 @@ class Group:
     def rollback(self) -> None:
         """Give up the open group: nothing of it was reported, and nothing of it stays."""
         self.waiting = []
-        self.shared = SharedRows()
+        self.shared.empty()
         if not self.opened:
             return
         self.opened = False
