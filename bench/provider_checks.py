@@ -1,7 +1,8 @@
 """What the soak checks and prints: every report once with its totals, copies counted as such,
 no 500, 503 with Retry-After through the Postgres restart and every process back within 5 s
 without a restart, quotas exact across the hosts, no job twice at once, memory flat after
-warm-up, and the freshness figures (append -> /reports, -> overview and health)."""
+warm-up, and the freshness figures (append -> /reports, -> overview and health; append -> the
+report's received_at, which no look of the watcher's delays)."""
 from __future__ import annotations
 
 import collections
@@ -252,15 +253,18 @@ class Results:
         return found
 
     def freshness(self) -> dict:
-        listed, summarized = [], []
+        listed, stored, summarized = [], [], []
         for item, (at, _) in self.feeder.sent.items():
             if item in self.watcher.listed:
                 listed.append(self.watcher.listed[item] - at)
+            if item in self.watcher.stored:
+                stored.append(self.watcher.stored[item] - at)
             if item in self.watcher.summarized:
                 summarized.append(self.watcher.summarized[item] - at)
         return {name: {"count": len(values), "p50": percentile(values, 0.5),
                        "p95": percentile(values, 0.95), "max": max(values, default=None)}
-                for name, values in (("reports", listed), ("overview_health", summarized))}
+                for name, values in (("reports", listed), ("stored", stored),
+                                     ("overview_health", summarized))}
 
 
 def _restart(faults: list[dict]) -> dict:

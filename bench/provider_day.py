@@ -35,12 +35,12 @@ import trustme  # noqa: E402
 from bench import ingest_provider, provider_checks, provider_faults  # noqa: E402
 from bench.provider_cluster import Service  # noqa: E402
 from bench.provider_mail import Mailer, organizations  # noqa: E402
-from bench.provider_traffic import Feeder, Mailbox, Readers, Seen, Watcher  # noqa: E402
+from bench.provider_traffic import (  # noqa: E402
+    KEYS_PER_ORG, Feeder, Mailbox, Readers, Seen, Watcher)
 from tests.intake import dovecot  # noqa: E402
 from tests.postgres_cluster import Postgres  # noqa: E402
 from tests.servers import free_port, wait_until_listening  # noqa: E402
 
-KEYS_PER_ORG = 4               # three the readers rotate, one the watcher's
 SETTLE_SECONDS = 150           # after the feed stops: the last mail fetched and summarized
 
 

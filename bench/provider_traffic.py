@@ -4,6 +4,7 @@ overview and its domain's health. Each keeps what it saw for the checks."""
 from __future__ import annotations
 
 import collections
+import datetime as dt
 import json
 import random
 import ssl
@@ -19,8 +20,13 @@ from bench.provider_mail import Mailer, Sent, conflicting_copy
 
 # One append in 20 an exact copy; one in 25 a conflicting copy of a report already stored.
 DUPLICATE_EVERY, CONFLICT_EVERY = 20, 25
-# The watcher looks at a waiting organization at most this often, with its own key and at most
-# HEALTH_LOOKS domains a look, so it stays under the abuse control (50 requests a key in 10 s).
+# Each organization's keys: the readers rotate the first READER_KEYS; the watcher's two threads
+# have one each. A thread looks at a waiting organization at most every LOOK_EVERY seconds, at
+# most HEALTH_LOOKS domains a look, so each key stays under the abuse control (50 requests a key
+# in 10 s).
+READER_KEYS = 3
+LISTING_KEY, SUMMARY_KEY = READER_KEYS, READER_KEYS + 1
+KEYS_PER_ORG = READER_KEYS + 2
 LOOK_EVERY, HEALTH_LOOKS = 2.0, 5
 
 
@@ -152,7 +158,7 @@ class Readers(threading.Thread):
             if delay > 0:
                 time.sleep(delay)
             org = rng.choice(list(self.keys))
-            readers_keys = self.keys[org][:-1]          # the last is the watcher's
+            readers_keys = self.keys[org][:READER_KEYS]
             key = readers_keys[turn[org] % len(readers_keys)]
             turn[org] += 1
             route = ROUTES[count % len(ROUTES)]
@@ -172,55 +178,82 @@ class Readers(threading.Thread):
             self.ids[(org, "tls")] = body["tls_reports"][0]["id"]
 
 
-class Watcher(threading.Thread):
+class Watcher:
     """Times each report's way from its append to /reports, to the overview's total and to its
-    domain's health total (the first look that shows it; a look at each waiting organization
-    in turn, so the resolution is one round of looks)."""
+    domain's health total (the first look that shows it). Two threads, each with a key of its
+    own, look at the organizations waiting on them in turn: one lists, one reads the summaries,
+    so a slow round of summaries never delays a listing (the resolution is one round of looks).
+    `stored` is the report's own received_at, which no look delays (whole seconds)."""
 
     def __init__(self, hosts, keys, feeder: Feeder, seen: Seen):
-        super().__init__(daemon=True)
         self.hosts, self.keys, self.feeder, self.seen = hosts, keys, feeder, seen
         self.listed = feeder.listed                # (kind, domain, report id) -> seen at
+        self.stored: dict[tuple, float] = {}       # the same -> its received_at
         self.summarized: dict[tuple, float] = {}   # the same, in the overview and the health
         self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=self._watch, args=(waiting, look), daemon=True)
+                        for waiting, look in ((self._unlisted, self._list),
+                                              (self._unsummarized, self._summaries))]
 
-    def run(self) -> None:
+    def start(self) -> None:
+        for thread in self.threads:
+            thread.start()
+
+    def join(self) -> None:
+        for thread in self.threads:
+            thread.join()
+
+    def _watch(self, waiting, look) -> None:
         turn = 0
         looked: dict[str, float] = {}
         while not self.stopping.is_set():
-            due = {org: sent for org, sent in self._waiting().items()
+            due = {org: sent for org, sent in waiting().items()
                    if time.monotonic() - looked.get(org, 0) >= LOOK_EVERY}
             if not due:
                 time.sleep(0.2)
             for org, sent in due.items():
                 looked[org] = time.monotonic()
-                self._look(self.hosts[turn % len(self.hosts)], org, sent)
+                look(self.hosts[turn % len(self.hosts)], org, sent)
                 turn += 1
 
-    def _waiting(self) -> dict[str, list]:
+    def _unlisted(self) -> dict[str, list]:
         waiting = collections.defaultdict(list)
         for item, (at, sent) in list(self.feeder.sent.items()):
-            if item not in self.listed or (sent.kind == "dmarc" and item not in self.summarized):
-                waiting[sent.org].append((at, item, sent))
+            if item not in self.listed:
+                waiting[sent.org].append(item)
         return waiting
 
-    def _look(self, base: str, org: str, sent: list) -> None:
-        key = self.keys[org][-1]
+    def _unsummarized(self) -> dict[str, list]:
+        waiting = collections.defaultdict(list)
+        for item, (at, sent) in list(self.feeder.sent.items()):
+            if sent.kind == "dmarc" and item in self.listed and item not in self.summarized:
+                waiting[sent.org].append(item)
+        return waiting
+
+    def _list(self, base: str, org: str, items: list) -> None:
+        key = self.keys[org][LISTING_KEY]
         now = time.time()
-        for route, rows in (("/reports?sort_by=received&limit=200", "reports"),
-                            ("/tls-reports?limit=200", "tls_reports")):
+        for kind, route, rows in (("dmarc", "/reports?sort_by=received&limit=200", "reports"),
+                                  ("tls", "/tls-reports?limit=200", "tls_reports")):
+            if not any(item[0] == kind for item in items):
+                continue
             status, headers, body = get(base, route, key)
             self.seen.note(org, route, status, headers, body)
-            if status == 200:
-                kind = "dmarc" if rows == "reports" else "tls"
-                for row in body[rows]:
-                    domain = row.get("domain") or row["policy_domains"][0]
-                    self.listed.setdefault((kind, domain, row["report_id"]), now)
-        self._summaries(base, org, key, sent, now)
+            if status != 200:
+                continue
+            for row in body[rows]:
+                domain = row.get("domain") or row["policy_domains"][0]
+                item = (kind, domain, row["report_id"])
+                if item not in self.listed and row.get("received_at"):
+                    self.stored[item] = dt.datetime.fromisoformat(
+                        row["received_at"].replace("Z", "+00:00")).timestamp()
+                self.listed.setdefault(item, now)
 
-    def _summaries(self, base, org, key, sent, now) -> None:
+    def _summaries(self, base: str, org: str, items: list) -> None:
         """A DMARC report is summarized once the overview and its domain's health count at
         least every message sent to them up to it (totals only grow)."""
+        key = self.keys[org][SUMMARY_KEY]
+        now = time.time()
         status, headers, body = get(base, "/dashboard/overview", key)
         self.seen.note(org, "/dashboard/overview", status, headers, body)
         if status != 200:
