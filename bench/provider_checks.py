@@ -108,6 +108,7 @@ class Results:
             "copies_kept": self.copies_kept(), "copies_took_place": len(replaced),
             "authenticity": self.authenticity(), "fetch_outcomes": self.fetch_outcomes(),
             "freshness": self.freshness(),
+            "freshness_p95_by_minute": self.freshness_by_minute(),
         }
 
     def answers(self) -> dict:
@@ -265,6 +266,22 @@ class Results:
                        "p95": percentile(values, 0.95), "max": max(values, default=None)}
                 for name, values in (("reports", listed), ("stored", stored),
                                      ("overview_health", summarized))}
+
+    def freshness_by_minute(self) -> dict[str, list]:
+        """p95 of append -> /reports and -> received_at over the reports appended in each
+        minute of the run (None: none appended or seen): whether the slow ones gather around
+        the faults."""
+        minutes = collections.defaultdict(lambda: {"reports": [], "stored": []})
+        for item, (at, _) in self.feeder.sent.items():
+            minute = minutes[int((at - self.began) // 60)]
+            if item in self.watcher.listed:
+                minute["reports"].append(self.watcher.listed[item] - at)
+            if item in self.watcher.stored:
+                minute["stored"].append(self.watcher.stored[item] - at)
+        last = max(minutes, default=-1)
+        return {name: [round(percentile(minutes[m][name], 0.95), 1) if minutes[m][name] else None
+                       for m in range(last + 1)]
+                for name in ("reports", "stored")}
 
 
 def _restart(faults: list[dict]) -> dict:
