@@ -253,35 +253,41 @@ class Results:
                     found.append((job, a, b, round(a_end - b_start, 2)))
         return found
 
-    def freshness(self) -> dict:
-        listed, stored, summarized = [], [], []
+    def delays(self) -> dict[str, list[tuple[float, float]]]:
+        """(appended at, seconds until seen) of each report the watcher saw, by what it was seen
+        in: /reports, its received_at, the overview and health."""
+        seen = {"reports": self.watcher.listed, "stored": self.watcher.stored,
+                "overview_health": self.watcher.summarized}
+        found = {name: [] for name in seen}
         for item, (at, _) in self.feeder.sent.items():
-            if item in self.watcher.listed:
-                listed.append(self.watcher.listed[item] - at)
-            if item in self.watcher.stored:
-                stored.append(self.watcher.stored[item] - at)
-            if item in self.watcher.summarized:
-                summarized.append(self.watcher.summarized[item] - at)
-        return {name: {"count": len(values), "p50": percentile(values, 0.5),
-                       "p95": percentile(values, 0.95), "max": max(values, default=None)}
-                for name, values in (("reports", listed), ("stored", stored),
-                                     ("overview_health", summarized))}
+            for name, when in seen.items():
+                if item in when:
+                    found[name].append((at, when[item] - at))
+        return found
+
+    def freshness(self) -> dict:
+        figures = {}
+        for name, pairs in self.delays().items():
+            values = [delay for _, delay in pairs]
+            figures[name] = {"count": len(values), "p50": percentile(values, 0.5),
+                             "p95": percentile(values, 0.95), "max": max(values, default=None)}
+        return figures
 
     def freshness_by_minute(self) -> dict[str, list]:
         """p95 of append -> /reports and -> received_at over the reports appended in each
         minute of the run (None: none appended or seen): whether the slow ones gather around
         the faults."""
-        minutes = collections.defaultdict(lambda: {"reports": [], "stored": []})
-        for item, (at, _) in self.feeder.sent.items():
-            minute = minutes[int((at - self.began) // 60)]
-            if item in self.watcher.listed:
-                minute["reports"].append(self.watcher.listed[item] - at)
-            if item in self.watcher.stored:
-                minute["stored"].append(self.watcher.stored[item] - at)
-        last = max(minutes, default=-1)
-        return {name: [round(percentile(minutes[m][name], 0.95), 1) if minutes[m][name] else None
-                       for m in range(last + 1)]
-                for name in ("reports", "stored")}
+        delays = self.delays()
+        appended = [at for at, _ in self.feeder.sent.values()]
+        last = int((max(appended) - self.began) // 60) if appended else -1
+        found = {}
+        for name in ("reports", "stored"):
+            minutes = collections.defaultdict(list)
+            for at, delay in delays[name]:
+                minutes[int((at - self.began) // 60)].append(delay)
+            found[name] = [round(percentile(minutes[m], 0.95), 1) if minutes[m] else None
+                           for m in range(last + 1)]
+        return found
 
 
 def _restart(faults: list[dict]) -> dict:

@@ -207,13 +207,13 @@ class Watcher:
         turn = 0
         looked: dict[str, float] = {}
         while not self.stopping.is_set():
-            due = {org: sent for org, sent in waiting().items()
+            due = {org: items for org, items in waiting().items()
                    if time.monotonic() - looked.get(org, 0) >= LOOK_EVERY}
             if not due:
                 time.sleep(0.2)
-            for org, sent in due.items():
+            for org, items in due.items():
                 looked[org] = time.monotonic()
-                look(self.hosts[turn % len(self.hosts)], org, sent)
+                look(self.hosts[turn % len(self.hosts)], org, items)
                 turn += 1
 
     def _unlisted(self) -> dict[str, list]:
