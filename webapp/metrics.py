@@ -7,6 +7,7 @@ and reads the store's figures once (webapp/store_metrics.py).
 """
 from __future__ import annotations
 
+import glob
 import hmac
 import os
 import pathlib
@@ -49,11 +50,34 @@ class Exposition:
 
 def _workers() -> CollectorRegistry:
     """Every worker's counters under gunicorn, else this process's own."""
-    if not os.environ.get(MULTIPROCESS):
+    folder = os.environ.get(MULTIPROCESS)
+    if not folder:
         return instruments.REGISTRY
     registry = CollectorRegistry(auto_describe=False)
-    multiprocess.MultiProcessCollector(registry)
+    registry.register(WorkersFiles(folder))
     return registry
+
+
+class WorkersFiles:
+    """The workers' counter files merged, as prometheus_client's MultiProcessCollector does,
+    but for a file still empty: a worker creates its file before it sizes it, and reading one
+    then fails the whole scrape (prometheus/client_python#1199); one left empty by a worker
+    killed in between would fail every scrape after. An empty file holds no count yet."""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+
+    def collect(self):
+        files = [path for path in glob.glob(os.path.join(self.folder, "*.db"))
+                 if _size(path) > 0]
+        return multiprocess.MultiProcessCollector.merge(files, accumulate=True)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except FileNotFoundError:       # a gauge's file removed as its worker ended
+        return 0
 
 
 def read_token(path: str) -> str | None:

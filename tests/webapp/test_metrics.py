@@ -8,6 +8,7 @@ from datetime import datetime
 import flask
 import pytest
 from flask.testing import FlaskClient
+from prometheus_client import Counter, values
 from prometheus_client.parser import text_string_to_metric_families
 
 import store
@@ -265,3 +266,23 @@ def test_promtool_finds_nothing_wrong_in_a_scrape(metered):
     result = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True,
                             timeout=60)
     assert result.returncode == 0, (result.stdout + result.stderr).decode()
+
+
+def test_a_workers_file_still_empty_leaves_every_other_workers_counts(config, database, tmp_path,
+                                                                      monkeypatch):
+    """Under gunicorn each worker counts in a file of its own, created before it is sized; a
+    scrape meeting it empty (or left empty by a worker killed then) still answers."""
+    folder = tmp_path / "workers"
+    folder.mkdir()
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(folder))
+    # A worker (pid 4242) that counted 3 requests, in its own file.
+    monkeypatch.setattr(values, "ValueClass", values.MultiProcessValue(lambda: 4242))
+    Counter("rua_http_requests_total", "", ["route", "status"],
+            registry=None).labels("/api/v1/enums", "200").inc(3)
+    (folder / "counter_99999.db").touch()              # a worker between creating and sizing
+    answer = metered_app(config).test_client().get("/metrics")
+    assert answer.status_code == 200
+    counted = [sample.value for family in text_string_to_metric_families(answer.get_data(True))
+               for sample in family.samples if sample.name == "rua_http_requests_total"
+               and sample.labels.get("route") == "/api/v1/enums"]
+    assert counted == [3.0]
