@@ -242,7 +242,8 @@ def targets(ids: list[str]):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reports", type=int, default=1_000_000, help="reports in the store")
     parser.add_argument("--duration", type=int, default=10, help="seconds per target")
     parser.add_argument("--connections", type=int, default=32, help="wrk connections")

@@ -173,12 +173,17 @@ class Target:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--database-url", required=True)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--database-url", required=True,
+                        help="the store bench/ingest_provider.py filled (keys are added to it)")
     parser.add_argument("--against", default="", help="another checkout to serve the routes")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--seconds", type=int, default=5)
-    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="interleaved rounds over every target (default %(default)s)")
+    parser.add_argument("--seconds", type=int, default=5,
+                        help="wrk's run per target and round (default %(default)s)")
+    parser.add_argument("--connections", type=int, default=16,
+                        help="wrk's connections (default %(default)s)")
     parser.add_argument("--count", default="", help=argparse.SUPPRESS)
     parser.add_argument("--key", default="", help=argparse.SUPPRESS)
     parser.add_argument("--app", default="wsgi", choices=APPS, help=argparse.SUPPRESS)

@@ -78,7 +78,8 @@ def one_round(config, org_id: str) -> tuple[float, int, int, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--domains", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=3.0, help="RUA_DNS_TIMEOUT (default 3)")

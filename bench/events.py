@@ -79,7 +79,8 @@ def build(path: pathlib.Path, count: int) -> list[str]:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=10_000)
     parser.add_argument("--duration", type=int, default=3, help="seconds per target and round")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of wrk runs")

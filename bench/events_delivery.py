@@ -100,7 +100,8 @@ def floor(url: str, secret: str, count: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--database", default="", help="a store URL (default: a temporary SQLite)")

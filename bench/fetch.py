@@ -93,7 +93,8 @@ def rua_fetch(server, folder: str, done: str, work: str) -> float:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--messages", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()

@@ -212,7 +212,8 @@ AFTER_ATTACK["tls_padding"] = stored_tls_body
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--subdomains", type=int, default=20_000)
     parser.add_argument("--report-mb", type=int, default=50)
     parser.add_argument("--only", nargs="*", help="attacks to run (default: all)")

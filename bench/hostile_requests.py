@@ -111,7 +111,8 @@ def large_report(url: str, records: int) -> tuple[str, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=150_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="rua-detail-") as tmp:

@@ -403,7 +403,8 @@ def compare_trees(args) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", default=os.environ.get("RUA_CORPUS") or str(DEFAULT_CORPUS),
                         help="folder of real reports (default: RUA_CORPUS, else the corpus beside the checkout)")
     parser.add_argument("--records", type=int, default=50_000,

@@ -389,7 +389,8 @@ def print_day(label: str, day: dict) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--database-url", required=True,
                         help="a scratch Postgres database (its tables are dropped)")
     parser.add_argument("--scale", type=float, default=1.0,

@@ -132,7 +132,8 @@ def plan(ids, only: list[str], before: pathlib.Path | None) -> list[Target]:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reports", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--seconds", type=int, default=3)

@@ -213,7 +213,8 @@ def admit_cost(url: str, count: int = 2000) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=int, default=3, help="seconds a target and round")
     parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds")
     parser.add_argument("--postgres", default=POSTGRES)

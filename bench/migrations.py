@@ -119,7 +119,8 @@ def probe(path: str, stop, out) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--filled", type=int, default=100_000,
                         help="records ingested by the release; the rest are copies")

@@ -180,12 +180,15 @@ def settle(mailbox, watcher, feeder, faults, procs) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=15)
-    parser.add_argument("--organizations", type=int, default=200)
-    parser.add_argument("--domains", type=int, default=25, help="domains per organization")
-    parser.add_argument("--rate", type=float, default=5, help="reports appended a second")
-    parser.add_argument("--read-rate", type=float, default=20, help="API requests a second")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--minutes", type=float, default=15,
+                        help="how long the day runs, faults included (default %(default)s)")
+    parser.add_argument("--organizations", type=int, default=200,
+                        help="organizations, each with its keys and mail (default %(default)s)")
+    parser.add_argument("--domains", type=int, default=25, help="domains per organization (default %(default)s)")
+    parser.add_argument("--rate", type=float, default=5, help="reports appended a second (default %(default)s)")
+    parser.add_argument("--read-rate", type=float, default=20, help="API requests a second (default %(default)s)")
     parser.add_argument("--json", help="also write the figures and checks to this file")
     parser.add_argument("--serve-dns", help=argparse.SUPPRESS)
     args = parser.parse_args()

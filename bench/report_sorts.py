@@ -299,7 +299,8 @@ def measure(url: str, org_id: str, rounds: int, compare: bool) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--database-url", required=True,
                         help="a scratch Postgres database (its tables are dropped)")
     parser.add_argument("--reports", type=int, default=50_000,

@@ -188,7 +188,8 @@ def timed(label, job):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--duration", type=int, default=3, help="seconds per target and round")
     parser.add_argument("--rounds", type=int, default=8, help="interleaved rounds of wrk runs")

@@ -139,7 +139,8 @@ def measured(url: str, label: str, count: int, unit: str, run) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--database-url", required=True,
                         help="a scratch Postgres database (filled when it holds other counts)")
     parser.add_argument("--orgs", type=int, default=1000, help="organizations (default 1000)")

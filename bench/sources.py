@@ -136,7 +136,8 @@ def provider(url: str, duration: int, connections: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ips", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--database-url", default="")

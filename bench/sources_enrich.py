@@ -90,7 +90,8 @@ def enriched(config: Config, ips: list[str], bound: int) -> tuple[float, dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ips", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--bound", type=int, default=32)

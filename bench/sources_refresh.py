@@ -33,7 +33,8 @@ from tests.factories import make_org, make_report  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ips", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()

@@ -66,7 +66,8 @@ def commands(bins: dict[str, pathlib.Path], report: pathlib.Path) -> dict[str, l
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--records", type=int, default=20,
                         help="records in the ingested report")

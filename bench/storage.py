@@ -161,7 +161,8 @@ def model(before: tuple, after: tuple) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--postgres", default="postgresql://postgres@127.0.0.1:5432/postgres",
                         help="a server where the bench may create and drop " + BENCH_DB)
