@@ -179,16 +179,31 @@ def settle(mailbox, watcher, feeder, faults, procs) -> None:
         time.sleep(1)
 
 
+def more_than_zero(kind):
+    """An option's type: a finite number of `kind` above zero, else argparse's usage error."""
+    wanted = "a whole number above zero" if kind is int else "a number above zero"
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not 0 < value < float("inf"):      # NaN fails the comparison too
+            raise argparse.ArgumentTypeError(f"{text!r} is not {wanted}")
+        return value
+    return parse
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--minutes", type=float, default=15,
+    parser.add_argument("--minutes", type=more_than_zero(float), default=15,
                         help="how long the day runs, faults included (default %(default)s)")
-    parser.add_argument("--organizations", type=int, default=200,
+    parser.add_argument("--organizations", type=more_than_zero(int), default=200,
                         help="organizations, each with its keys and mail (default %(default)s)")
-    parser.add_argument("--domains", type=int, default=25, help="domains per organization (default %(default)s)")
-    parser.add_argument("--rate", type=float, default=5, help="reports appended a second (default %(default)s)")
-    parser.add_argument("--read-rate", type=float, default=20, help="API requests a second (default %(default)s)")
+    parser.add_argument("--domains", type=more_than_zero(int), default=25, help="domains per organization (default %(default)s)")
+    parser.add_argument("--rate", type=more_than_zero(float), default=5, help="reports appended a second (default %(default)s)")
+    parser.add_argument("--read-rate", type=more_than_zero(float), default=20, help="API requests a second (default %(default)s)")
     parser.add_argument("--json", help="also write the figures and checks to this file")
     parser.add_argument("--serve-dns", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -49,3 +49,13 @@ def test_a_short_provider_day_loses_nothing_doubles_nothing_and_recovers(tmp_pat
     print("freshness", figures["freshness"], "recovery", figures["recovery"])
     failed = [name for name in ASSERTED if not figures["checks"][name]]
     assert not failed, (failed, run.stdout[-4000:])
+
+
+@pytest.mark.parametrize("option, value", [("--minutes", "0"), ("--rate", "nan"),
+                                           ("--organizations", "2.5"), ("--read-rate", "-1")])
+def test_a_count_not_above_zero_is_a_usage_error_before_anything_starts(option, value):
+    shown = subprocess.run([sys.executable, str(ROOT / "bench" / "provider_day.py"), option,
+                            value], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert shown.returncode == 2
+    assert f"argument {option}: '{value}' is not a" in shown.stderr
+    assert "above zero" in shown.stderr and shown.stdout == ""
