@@ -9,8 +9,12 @@ input again stores.
 The group is one transaction, each report a savepoint in it. What its reports add to rows other
 reports share (rollups, source facts, domains' DKIM selectors, report versions) is written once,
 as it commits, in key order (ingest/shared_rows.py), so concurrent groups wait for each other
-only then. A circle is left only around the shared rows a group writes mid-way: a domain new to
-its organization, and the organization's row a TLS report or a refused report's event marks.
+only then; on Postgres the reports' own rows and their last records are written then too, a
+statement for many reports. A report that another process stored first meanwhile (the same
+dedupe key) is then not stored: its outcome says so, as a store failure, so that its input is
+read again and the copy judged as such. A circle is left only around the shared rows a group
+writes mid-way: a domain new to its organization, and the organization's row a TLS report or a
+refused report's event marks.
 Postgres ends one by refusing a statement: a store failure that loses nothing reported.
 
 SQLite flushes only the group's commit (synchronous=FULL; the store's other commits keep WAL's
@@ -25,6 +29,7 @@ from store import db, is_postgres
 
 COMMIT_SECONDS = 0.5     # SQLite's other writers wait at most this long (plus one report)
 COMMIT_REPORTS = 1000
+RECORDS_WAITING = 5000   # past this many records held for the group, it writes what it holds
 _SQLITE_FLUSHED = "PRAGMA synchronous = FULL"
 _SQLITE_UNFLUSHED = "PRAGMA synchronous = NORMAL"     # the store's setting (store.SQLITE_PRAGMAS)
 
@@ -66,7 +71,10 @@ class Group:
         self.opened, self.started, self.reports = True, time.monotonic(), 0
 
     def stored(self, count: int = 1) -> None:
+        """count more reports stored; the rows held for them written once they are many."""
         self.reports += count
+        if self.shared.records >= RECORDS_WAITING:
+            self.shared.write_rows()
 
     def hold(self, outcome) -> list:
         """Keep outcome until its flush; the outcomes a flush due now has released."""
@@ -82,6 +90,7 @@ class Group:
         waiting, now released."""
         if self.opened:
             self.shared.write()
+            self._tell_lost()
             self.opened = False
             if self.inside:
                 self.inside = False
@@ -96,6 +105,7 @@ class Group:
         """Give up the open group: nothing of it was reported, and nothing of it stays."""
         self.waiting = []
         self.shared.empty()
+        self.shared.lost = set()
         if not self.opened:
             return
         self.opened = False
@@ -106,6 +116,14 @@ class Group:
             transaction.__exit__(RuntimeError, None, None)      # as leaving it by an error
             if not is_postgres():
                 db.execute_sql(_SQLITE_UNFLUSHED)
+
+    def _tell_lost(self) -> None:
+        """Each waiting outcome drops the reports another process stored first (each outcome's
+        lose(ids) turns them into refusals)."""
+        lost, self.shared.lost = self.shared.lost, set()
+        if lost:
+            for outcome in self.waiting:
+                outcome.lose(lost)
 
     def release(self) -> list:
         released, self.waiting = self.waiting, []

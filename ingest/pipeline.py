@@ -22,7 +22,7 @@ from ingest.files import SEP, Attest, iter_documents, iter_message
 from ingest.deadline import MessageDeadline
 from ingest.caps import Caps
 from ingest.model import Document, NotMonitored, RefusedInput, ReportError
-from ingest.printable import bounded, printable
+from ingest.printable import bounded, printable, report_named
 from ingest.storing import DomainCaps, store_report
 from ingest.tls_storing import store_tls_report
 from rules.windows import window_days
@@ -61,6 +61,23 @@ class FileResult:
                 "error": None if self.error is None else printable(self.error),
                 "reports": [{name: printable(bounded(value)) if isinstance(value, str) else value
                              for name, value in report.items()} for report in self.reports]}
+
+    def lose(self, lost: set[str]) -> None:
+        """The reports of this file whose ids are in lost were not stored after all: another
+        process stored the same report first (ingest/shared_rows.py). Each becomes a refusal
+        that asks for the input again (a store failure), which then finds the stored copy."""
+        kept = [report for report in self.reports if report["id"] not in lost]
+        if len(kept) == len(self.reports):
+            return
+        for report in self.reports:
+            if report["id"] in lost:
+                self.refusals.append(
+                    f"{self.path}: {report_named(report['org_name'], report['report_id'])} for "
+                    f"{report['domain']}: another process stored the same report at the same "
+                    "moment, so this copy was not stored; read it again to have it judged as "
+                    "a copy")
+        self.reports, self.fault = kept, STORE_FAILED
+        self.settle()
 
     def settle(self):
         if self.refusals:
@@ -117,6 +134,7 @@ def ingest_message(origin: str, data: bytes, *, config, org=None,
     try:
         result = next(_ingest_items(origin, items, org, progress or quiet, config, group,
                                     DomainCaps.of(config), budget))
+        group.hold(result)
         group.commit()
     except BaseException:
         group.rollback()
@@ -184,7 +202,6 @@ def _ingest_one(item, result: FileResult, org, config, group, caps: DomainCaps,
         stored = store_report(parsed, org=org, caps=caps, document=item,
                               required=required_domains(config.require_dkim_from),
                               shared=group.shared)
-        group.stored()
     except Exception as exc:            # a fault in one input must not stop the batch
         refuse(result, item.origin, exc)
         if isinstance(exc, NotMonitored):
@@ -195,6 +212,7 @@ def _ingest_one(item, result: FileResult, org, config, group, caps: DomainCaps,
         close = getattr(getattr(parsed, "records", None), "close", None)
         for done in ([close] if close else []) + [stream.close for stream in opened]:
             done()
+    group.stored()      # a failure to write what the group holds is the group's: it is raised
     report = stored.report
     result.reports.append({
         "id": report.id, "report_id": report.report_id, "org_name": report.org_name,

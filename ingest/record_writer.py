@@ -38,16 +38,19 @@ class RecordRow(NamedTuple):
     classification: str
 
 
+RECORD_FIELDS = [getattr(Record, name) for name in RecordRow._fields]
 _TEXT = ("source_ip", "disposition", "dkim", "spf", "envelope_to", "envelope_from", "header_from")
 _LIMITS = {name: getattr(Record, name).max_length for name in _TEXT}   # longer ones are cut
 
 
 class RecordWriter:
-    """Counts, per-IP sums and DKIM selectors of one report, gathered while its records go in."""
+    """Counts, per-IP sums and DKIM selectors of one report, gathered while its records go in.
+    keep_last: the last batch's rows are kept in `kept`, not written, for the commit group to
+    write with other reports' (ingest/shared_rows.py); a report of one batch writes nothing."""
 
-    def __init__(self, report, domain: str, fit):
+    def __init__(self, report, domain: str, fit, keep_last: bool = False):
         self.report, self.domain, self.fit = report, domain, fit
-        self.fields = [getattr(Record, name) for name in RecordRow._fields]
+        self.keep_last, self.kept = keep_last, []
         self.tally, self.selectors = ReportTally(), set()
         self.summary = {"spf_only": 0, "dkim_only": 0, "both": 0, "total": 0}
         self.records = self.messages = self.compliant = 0
@@ -66,11 +69,11 @@ class RecordWriter:
             self.pending.append(record)
             if len(self.pending) >= BATCH:
                 self.flush()
-        self.flush()
+        self.flush(last=True)
         if not self.records:
             raise ReportError("the report holds no <record>")
 
-    def flush(self):
+    def flush(self, last: bool = False):
         if not self.pending:
             return
         report, start = self.report, self.records - len(self.pending)
@@ -120,7 +123,10 @@ class RecordWriter:
             if passed:
                 self.compliant += record.count
             self._collect_selectors(record.auth_dkim)
-        sql.insert_rows(Record, self.fields, rows, converted=True)
+        if last and self.keep_last:
+            self.kept = rows
+        else:
+            sql.insert_rows(Record, RECORD_FIELDS, rows, converted=True)
         for name, value in failure_summary(self.pending).items():
             self.summary[name] = self.summary.get(name, 0) + value
         self.pending = []

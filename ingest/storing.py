@@ -11,7 +11,7 @@ from ingest import authenticity, copies, routing
 from ingest.model import Document, NotMonitored, ParsedReport, ReportError
 from ingest.printable import bounded, report_named
 from ingest.record_writer import MAX_SELECTORS, RecordWriter
-from ingest.shared_rows import SharedRows
+from ingest.shared_rows import REPORT_FIELDS, Rows, SharedRows
 from rules.authenticity import NOT_FROM_MAIL, Provenance, speaks_for_reporter, unauthenticated
 from rules.rates import rate
 from rules.windows import window_days
@@ -73,11 +73,15 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
     mail = _Mail(provenance, required, key)
     own = shared is None
     shared = SharedRows() if own else shared
+    if shared.holds(key):
+        shared.write_rows()     # a copy of a report the group holds: judged against it, stored
     try:
         with writing():
             stored = _route_and_store(parsed, org, domain, mail, caps, now, shared)
             if own:
                 shared.write()
+                if shared.lost:
+                    raise _Lost
             return stored
     except _NoRoom as refusal:
         raise _refuse(refusal.org, domain, refusal.cap, now) from None
@@ -85,7 +89,7 @@ def store_report(parsed: ParsedReport, *, org=None, received_at=None,
         raise authenticity.refuse(refusal.org_id, domain, refusal.reason, now) from None
     except _Conflicting as conflicting:
         return _copy_arrived(parsed, conflicting, mail, document, now, shared)
-    except IntegrityError:
+    except (IntegrityError, _Lost):
         # Another process stored the same report between our look-up and our insert.
         existing = _stored(_target(org, domain).id, key)
         if existing is None:
@@ -112,6 +116,10 @@ def writing():
     if is_postgres():
         return db.atomic()
     return db.atomic(lock_type="IMMEDIATE")
+
+
+class _Lost(Exception):
+    """Another process stored the report (its dedupe key) between our look-up and our write."""
 
 
 class _Conflicting(Exception):
@@ -268,7 +276,7 @@ def _refuse(org: Organization, domain: str, cap: str, now: datetime) -> NotMonit
 def _stored(org_id: str, key: str) -> Report | None:
     """The report already stored under this dedupe key, if any."""
     rows = _STORED.run(org=org_id, key=key)
-    return sql.row(Report, _REPORT_FIELDS, rows[0]) if rows else None
+    return sql.row(Report, REPORT_FIELDS, rows[0]) if rows else None
 
 
 def _store(parsed, org_id: str, domain: str, key: str, days, received_at,
@@ -284,30 +292,33 @@ def _store(parsed, org_id: str, domain: str, key: str, days, received_at,
         aspf=meta.aspf, p=meta.p, sp=meta.sp, np=meta.np, pct=meta.pct, fo=meta.fo,
         testing=meta.testing, psd=meta.psd, discovery_method=meta.discovery_method,
         received_at=received_at, **authenticity.columns(provenance))))
-    # Postgres: the row is written once, after its records (their reference to it is checked
-    # at commit), for an update would leave a dead row and new index entries. SQLite updates
-    # in place, and checks a record's report as it goes in, which costs less than deferring
-    # the check.
+    # Postgres: the row is written once, with its totals, by the commit group with the other
+    # reports' rows and the records this report has not written yet (their reference to it is
+    # checked at commit): a statement for many reports, where an update would leave a dead row
+    # and new index entries. SQLite updates in place, and checks a record's report as it goes
+    # in, which costs less than deferring the check.
     first = not is_postgres()
     if first:
-        sql.insert_rows(Report, _REPORT_FIELDS, [sql.values_of(report, _REPORT_FIELDS)])
-    writer = RecordWriter(report, domain, lambda model, values: _fit(model, warnings, values))
+        sql.insert_rows(Report, REPORT_FIELDS, [sql.values_of(report, REPORT_FIELDS)])
+    writer = RecordWriter(report, domain, lambda model, values: _fit(model, warnings, values),
+                          keep_last=not first)
     writer.write_all(parsed.records)
     report.record_count = writer.records
     report.total_messages, report.compliant_messages = writer.messages, writer.compliant
     report.compliance_rate = rate(writer.compliant, writer.messages)
     report.failure_summary = writer.summary
     report.parse_warnings = (list(parsed.warnings) + warnings) or None   # complete only now
+    rows = None
     if first:
         _TOTALS.execute(id=report.id, **{f.name: f.db_value(getattr(report, f.name))
                                          for f in _TOTAL_FIELDS})
     else:
-        sql.insert_rows(Report, _REPORT_FIELDS, [sql.values_of(report, _REPORT_FIELDS)])
+        rows = Rows(sql.values_of(report, REPORT_FIELDS), writer.kept, key)
     change = _monitor(org_id, domain, writer.selectors, monitored, source, shared)
-    # Last: only a report stored whole adds to the group's sums.
-    shared.add(org_id, domain, days[2], from_epoch(meta.date_begin), from_epoch(meta.date_end),
-               writer.tally, report.total_messages, (report.p, report.pct, report.testing),
-               meta.date_end, received_at, change)
+    # Last: only a report stored whole joins the group.
+    shared.add(report.id, org_id, domain, days[2], from_epoch(meta.date_begin),
+               from_epoch(meta.date_end), writer.tally, report.total_messages,
+               (report.p, report.pct, report.testing), meta.date_end, received_at, change, rows)
     return report
 
 
@@ -347,7 +358,6 @@ def _fit(model, warnings: list, values: dict) -> dict:
 
 _STORED = sql.Compiled(lambda org, key: Report.select()
                        .where(Report.org == org, Report.dedupe_key == key))
-_REPORT_FIELDS = sql.columns(Report)
 _TOTAL_FIELDS = (Report.record_count, Report.total_messages, Report.compliant_messages,
                  Report.compliance_rate, Report.failure_summary, Report.parse_warnings)
 # converter=False: each value is given as the database takes it (the JSON ones as text).

@@ -160,23 +160,26 @@ def converters(fields):
 
 
 def insert_rows(model, fields, rows, *, conflict=(), add=(), take=(), newer=None,
-                ignore=False, converted=False):
+                ignore=False, converted=False, returning=None) -> list:
     """Insert tuples in `fields` order; a row hitting the `conflict` key adds its `add` columns
     and takes its `take` columns if its `newer` column is at least the stored one.
 
     ignore: a row that conflicts with any unique key is skipped. converted: the values are
-    already as the database takes them (JSON as text)."""
+    already as the database takes them (JSON as text). returning: a field whose values, of the
+    rows inserted, are returned (else nothing is)."""
     if not rows:
-        return
+        return []
     key = ("insert", model._meta.table_name, *(f.column_name for f in fields), "conflict",
            *(f.column_name for f in conflict), "add", *(f.column_name for f in add),
-           "take", *(f.column_name for f in take), newer and newer.column_name, ignore)
+           "take", *(f.column_name for f in take), newer and newer.column_name, ignore,
+           returning and returning.column_name)
 
     def tail():
+        back = f" RETURNING {name(returning)}" if returning is not None else ""
         if ignore:
-            return " ON CONFLICT DO NOTHING"
+            return " ON CONFLICT DO NOTHING" + back
         if not conflict:
-            return ""
+            return back
         t = table(model)
         sets = [f"{name(f)} = {t}.{name(f)} + excluded.{name(f)}" for f in add]
         if take:
@@ -185,13 +188,14 @@ def insert_rows(model, fields, rows, *, conflict=(), add=(), take=(), newer=None
             sets += [f"{name(f)} = CASE WHEN {later} THEN excluded.{name(f)} "
                      f"ELSE {t}.{name(f)} END" for f in take]
         keys = ", ".join(name(f) for f in conflict)
-        return f" ON CONFLICT ({keys}) DO UPDATE SET {', '.join(sets)}"
+        return f" ON CONFLICT ({keys}) DO UPDATE SET {', '.join(sets)}" + back
     head = statement(key + ("head",), lambda: (
         f"INSERT INTO {table(model)} ({', '.join(name(f) for f in fields)}) VALUES "))
     one = statement(key + ("one",), lambda: "(" + ", ".join(["?"] * len(fields)) + ")")
     end = statement(key + ("tail",), tail)
     convert = list(enumerate(converters(fields)))
     plain = converted or all(c is None for _, c in convert)
+    returned = []
     for start in range(0, len(rows), BATCH):
         chunk = rows[start:start + BATCH]
         if plain:
@@ -199,7 +203,10 @@ def insert_rows(model, fields, rows, *, conflict=(), add=(), take=(), newer=None
         else:
             params = [value if c is None else c(value) for each in chunk
                       for (_, c), value in zip(convert, each)]
-        db.execute_sql(head + ", ".join([one] * len(chunk)) + end, params)
+        cursor = db.execute_sql(head + ", ".join([one] * len(chunk)) + end, params)
+        if returning is not None:
+            returned.extend(value for value, in cursor.fetchall())
+    return returned
 
 
 # Statements written with named values (:name), for the hand-written ones whose values repeat.
