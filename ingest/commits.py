@@ -26,6 +26,7 @@ import time
 
 from ingest.shared_rows import SharedRows
 from store import db, is_postgres
+from store.failures import is_store_failure
 
 COMMIT_SECONDS = 0.5     # SQLite's other writers wait at most this long (plus one report)
 COMMIT_REPORTS = 1000
@@ -87,19 +88,36 @@ class Group:
 
     def commit(self) -> list:
         """End the open group (if any) on disk, its shared sums written; every outcome
-        waiting, now released."""
+        waiting, now released. When the store fails to take the group (locked, restarting,
+        gone), nothing of it stays and each waiting outcome says so (its store_failed), for its
+        input to be read again; any other error is raised."""
         if self.opened:
-            self.shared.write()
+            try:
+                self.shared.write()
+                self._end()
+            except Exception as exc:
+                if not is_store_failure(exc):
+                    raise
+                failed, self.waiting = self.waiting, []
+                self.rollback()
+                for outcome in failed:
+                    outcome.store_failed(exc)
+                return failed
             self._tell_lost()
-            self.opened = False
-            if self.inside:
-                self.inside = False
-            else:
-                transaction, self.transaction = self.transaction, None
-                transaction.__exit__(None, None, None)
-                if not is_postgres():
-                    db.execute_sql(_SQLITE_UNFLUSHED)
         return self.release()
+
+    def _end(self) -> None:
+        """Commit the group's transaction (unless it is part of a caller's)."""
+        self.opened = False
+        if self.inside:
+            self.inside = False
+            return
+        transaction, self.transaction = self.transaction, None
+        try:
+            transaction.__exit__(None, None, None)     # a failed commit is rolled back
+        finally:
+            if not is_postgres():
+                db.execute_sql(_SQLITE_UNFLUSHED)
 
     def rollback(self) -> None:
         """Give up the open group: nothing of it was reported, and nothing of it stays."""

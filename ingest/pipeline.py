@@ -62,6 +62,13 @@ class FileResult:
                 "reports": [{name: printable(bounded(value)) if isinstance(value, str) else value
                              for name, value in report.items()} for report in self.reports]}
 
+    def store_failed(self, exc: Exception) -> None:
+        """The store failed to take the commit group holding this file's reports: none of them
+        is stored, and the file is refused as a store failure, to be read again."""
+        self.reports = []
+        refuse(self, self.path, exc)
+        self.settle()
+
     def lose(self, lost: set[str]) -> None:
         """The reports of this file whose ids are in lost were not stored after all: another
         process stored the same report first (ingest/shared_rows.py). Each becomes a refusal

@@ -1,5 +1,6 @@
 """Grouped commits: an outcome is handed out only once committed; a killed ingest loses nothing
 it reported stored and leaves no report half-stored."""
+import contextlib
 import os
 import pathlib
 import signal
@@ -7,6 +8,7 @@ import subprocess
 import sys
 import threading
 
+import psycopg2
 import pytest
 from peewee import SqliteDatabase, fn
 
@@ -167,3 +169,28 @@ def test_a_report_two_groups_store_at_once_is_kept_once_and_the_later_asks_to_be
     assert_nothing_half_stored()
     again, = ingest_paths([str(second_path)], config=config)
     assert again.status == "duplicate"
+
+
+def test_a_group_the_store_fails_to_take_refuses_its_files_as_store_failures(database, config,
+                                                                           tmp_path):
+    """Postgres writes a group's report rows at its commit: a lock there past lock_timeout
+    refuses the group's files as the store's failure (to be read again), and the run goes on;
+    nothing of them is stored."""
+    if isinstance(database, SqliteDatabase):
+        pytest.skip("SQLite takes the write lock as a group opens, before any report")
+    org = make_org()
+    make_domain(org, "example.com")
+    paths = write_reports(tmp_path, 2)
+    with contextlib.closing(psycopg2.connect(config.database_url)) as other:
+        other.cursor().execute("LOCK TABLE report IN SHARE MODE")     # inserts wait
+        database.execute_sql("SET lock_timeout = 300")
+        try:
+            results = list(ingest_paths(paths, config=config))
+        finally:
+            database.execute_sql("SET lock_timeout = 0")
+        other.rollback()
+    assert [(r.status, r.fault) for r in results] == [("refused", STORE_FAILED)] * 2
+    assert all("the store failed (OperationalError: " in r.error for r in results)
+    assert Report.select().count() == 0
+    assert_nothing_half_stored()
+    assert [r.status for r in ingest_paths(paths, config=config)] == ["stored"] * 2
