@@ -26,13 +26,21 @@ import time
 
 from ingest.shared_rows import SharedRows
 from store import db, is_postgres
-from store.failures import is_store_failure
+from store.failures import is_store_failure, transaction_aborted
 
 COMMIT_SECONDS = 0.5     # SQLite's other writers wait at most this long (plus one report)
 COMMIT_REPORTS = 1000
 RECORDS_WAITING = 5000   # past this many records held for the group, it writes what it holds
 _SQLITE_FLUSHED = "PRAGMA synchronous = FULL"
 _SQLITE_UNFLUSHED = "PRAGMA synchronous = NORMAL"     # the store's setting (store.SQLITE_PRAGMAS)
+
+
+class GroupAborted(Exception):
+    """A statement of the group failed outside any report's savepoint (its report was refused
+    for it): Postgres keeps nothing of the group."""
+
+    def __str__(self):
+        return "a statement before the commit failed, so nothing of this group was stored"
 
 
 class Group:
@@ -89,14 +97,17 @@ class Group:
     def commit(self) -> list:
         """End the open group (if any) on disk, its shared sums written; every outcome
         waiting, now released. When the store fails to take the group (locked, restarting,
-        gone), nothing of it stays and each waiting outcome says so (its store_failed), for its
-        input to be read again; any other error is raised."""
+        gone), or a statement of it failed outside any report's savepoint, nothing of it stays
+        and each waiting outcome says so (its store_failed), for its input to be read again; any
+        other error is raised."""
         if self.opened:
             try:
+                if transaction_aborted(db):
+                    raise GroupAborted()
                 self.shared.write()
                 self._end()
             except Exception as exc:
-                if not is_store_failure(exc):
+                if not (is_store_failure(exc) or isinstance(exc, GroupAborted)):
                     raise
                 failed, self.waiting = self.waiting, []
                 self.rollback()

@@ -65,8 +65,8 @@ class FileResult:
     def store_failed(self, exc: Exception) -> None:
         """The store failed to take the commit group holding this file's reports: none of them
         is stored, and the file is refused as a store failure, to be read again."""
-        self.reports = []
-        refuse(self, self.path, exc)
+        self.reports, self.fault = [], STORE_FAILED
+        self.refusals.append(f"{self.path}: the store failed ({_one_line(exc)})")
         self.settle()
 
     def lose(self, lost: set[str]) -> None:

@@ -53,3 +53,15 @@ def _postgres_failure(error, psycopg2) -> bool:
         # No answer from the server: the connection was refused, lost or closed.
         return isinstance(error, (psycopg2.OperationalError, psycopg2.InterfaceError))
     return error.pgcode.startswith(POSTGRES_FAILURES)
+
+
+def transaction_aborted(database) -> bool:
+    """Postgres: whether the connection's transaction is aborted (a statement in it failed
+    outside any savepoint). Only a rollback ends it, and its commit would roll back in silence."""
+    psycopg2 = sys.modules.get("psycopg2")
+    if psycopg2 is None or database.is_closed():
+        return False
+    connection = database.connection()
+    return (isinstance(connection, psycopg2.extensions.connection)
+            and connection.get_transaction_status()
+            == psycopg2.extensions.TRANSACTION_STATUS_INERROR)
