@@ -209,6 +209,7 @@ def _ingest_one(item, result: FileResult, org, config, group, caps: DomainCaps,
         stored = store_report(parsed, org=org, caps=caps, document=item,
                               required=required_domains(config.require_dkim_from),
                               shared=group.shared)
+        group.stored()
     except Exception as exc:            # a fault in one input must not stop the batch
         refuse(result, item.origin, exc)
         if isinstance(exc, NotMonitored):
@@ -219,7 +220,6 @@ def _ingest_one(item, result: FileResult, org, config, group, caps: DomainCaps,
         close = getattr(getattr(parsed, "records", None), "close", None)
         for done in ([close] if close else []) + [stream.close for stream in opened]:
             done()
-    group.stored()      # a failure to write what the group holds is the group's: it is raised
     report = stored.report
     result.reports.append({
         "id": report.id, "report_id": report.report_id, "org_name": report.org_name,
