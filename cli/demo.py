@@ -84,7 +84,7 @@ def _new_key(org, member) -> tuple[ApiKey, str, int]:
     plaintext = keys.new_key()
     row = ApiKey.create(org=org, member=member, name=KEY_NAME, digest=keys.digest(plaintext),
                         prefix=keys.display_prefix(plaintext), scope="read",
-                        expires_at=now + timedelta(days=KEY_DAYS))
+                        created_at=now, expires_at=now + timedelta(days=KEY_DAYS))
     return row, plaintext, revoked
 
 
