@@ -201,9 +201,12 @@ def main() -> None:
                         help="how long the day runs, faults included (default %(default)s)")
     parser.add_argument("--organizations", type=more_than_zero(int), default=200,
                         help="organizations, each with its keys and mail (default %(default)s)")
-    parser.add_argument("--domains", type=more_than_zero(int), default=25, help="domains per organization (default %(default)s)")
-    parser.add_argument("--rate", type=more_than_zero(float), default=5, help="reports appended a second (default %(default)s)")
-    parser.add_argument("--read-rate", type=more_than_zero(float), default=20, help="API requests a second (default %(default)s)")
+    parser.add_argument("--domains", type=more_than_zero(int), default=25,
+                        help="domains per organization (default %(default)s)")
+    parser.add_argument("--rate", type=more_than_zero(float), default=5,
+                        help="reports appended a second (default %(default)s)")
+    parser.add_argument("--read-rate", type=more_than_zero(float), default=20,
+                        help="API requests a second (default %(default)s)")
     parser.add_argument("--json", help="also write the figures and checks to this file")
     parser.add_argument("--serve-dns", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -65,8 +65,8 @@ class FileResult:
     def store_failed(self, exc: Exception) -> None:
         """The store failed to take the commit group holding this file's reports: none of them
         is stored, and the file is refused as a store failure, to be read again."""
-        self.reports, self.fault = [], STORE_FAILED
-        self.refusals.append(f"{self.path}: the store failed ({_one_line(exc)})")
+        self.reports = []
+        _store_failed(self, self.path, exc)
         self.settle()
 
     def lose(self, lost: set[str]) -> None:
@@ -273,11 +273,15 @@ def refuse(result: FileResult, origin: str, exc: Exception) -> None:
         result.refusals.append(_naming(origin, str(exc)))
         return
     if is_store_failure(exc):
-        result.fault = STORE_FAILED
-        result.refusals.append(f"{origin}: the store failed ({_one_line(exc)})")
+        _store_failed(result, origin, exc)
         return
     result.fault = result.fault or UNEXPECTED
     result.refusals.append(f"{origin}: unexpected error ({_one_line(exc)})")
+
+
+def _store_failed(result: FileResult, origin: str, exc: Exception) -> None:
+    result.fault = STORE_FAILED
+    result.refusals.append(f"{origin}: the store failed ({_one_line(exc)})")
 
 
 def _naming(origin: str, message: str) -> str:

@@ -24,6 +24,7 @@ from store import compiled as sql
 from store import events
 from store.models import Domain, Record, Report
 
+
 class StoredReport(NamedTuple):
     """What the new-sender news needs of a stored report."""
     org_id: str
@@ -58,7 +59,7 @@ class SharedRows:
     """The group's stored reports: their sums, and the rows it writes for them."""
 
     def __init__(self):
-        self.lost: set[str] = set()     # reports another process stored first; the group's to tell
+        self.lost: set[str] = set()     # ids another process stored first, for the group to tell
         self.empty()
 
     def empty(self) -> None:
@@ -73,7 +74,6 @@ class SharedRows:
         """Whether a report with this dedupe key waits to be written (a copy of it must not be
         judged before it is)."""
         return key in self.keys
-
 
     def domain(self, row: tuple) -> tuple[int, str, list[str]]:
         """A monitored domain's (id, source, DKIM selectors) as the group leaves it, from its
@@ -129,11 +129,9 @@ class SharedRows:
         if not self.rows:
             return
         ids = list(self.rows)
-        stored = set()
-        for start in range(0, len(ids), sql.BATCH):
-            chunk = [self.rows[report_id].report for report_id in ids[start:start + sql.BATCH]]
-            stored.update(sql.insert_rows(Report, REPORT_FIELDS, chunk, ignore=True,
-                                          returning=Report.id))
+        stored = set(sql.insert_rows(Report, REPORT_FIELDS, [rows.report for rows in
+                                                             self.rows.values()],
+                                     ignore=True, returning=Report.id))
         lost = set(ids) - stored
         if lost:
             Record.delete().where(Record.report.in_(sorted(lost))).execute()
