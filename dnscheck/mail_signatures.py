@@ -3,7 +3,10 @@ keys looked up through rua's resolver (RUA_DNS_NAMESERVERS, its deadlines, RUA_O
 
 Bounded: at most MAX_SIGNATURES signatures tried per message, within one deadline per message;
 each key is asked for and parsed once per MailSignatures (one `rua ingest` or fetch run), so a
-mailbox of 10,000 Google reports makes one DNS query per selector.
+mailbox of 10,000 Google reports makes one DNS query per selector. A key DNS gave no answer for
+is asked again after ASK_AGAIN_SECONDS: a moment's outage leaves a minute's mail unchecked (the
+verdict is kept for good), not the whole run's, and a silent nameserver costs one deadline a
+minute.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from dnscheck.resolver import Lookup
 from rules.authenticity import (FAIL, PASS, UNKNOWN, Provenance, Signature, verdict)
 
 MAX_SIGNATURES = 4
+ASK_AGAIN_SECONDS = 60
 # A header block past this is not verified (ingest refuses one past 64 KiB anyway).
 MAX_HEADER_BYTES = 64 * 1024
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
@@ -33,12 +37,14 @@ class _Unchecked(Exception):
 class MailSignatures:
     """Verifies messages of one run; call it with a message's bytes for its Provenance."""
 
-    def __init__(self, config, lookup: Lookup | None = None):
+    def __init__(self, config, clock=time.monotonic):
+        self.config, self.clock = config, clock
         self.offline = bool(config.offline)
-        self.lookup = lookup or Lookup(config)
-        # One deadline per message: a silent nameserver costs one look-up's lifetime, once.
+        self.lookup = Lookup(config)
+        # One deadline per message: a silent nameserver costs one look-up's lifetime a minute.
         self.seconds = 2 * float(config.dns_timeout)
         self.keys: dict[bytes, tuple | str] = {}      # key name: parsed key, or why none
+        self.unanswered: dict[bytes, float] = {}      # key name: when to ask again
 
     def __call__(self, raw: bytes) -> Provenance:
         if raw[:1].isspace():           # some archives keep a blank line before the headers
@@ -59,10 +65,10 @@ class MailSignatures:
             tags = [_tags(message, index) for index in range(min(count, MAX_SIGNATURES))]
             signed = [Signature(_text(t.get(b"d", b"")), UNKNOWN) for t in tags]
             return verdict(signed, from_domain, sent_at, "offline (RUA_OFFLINE=1)")
-        deadline = time.monotonic() + self.seconds
+        deadline = self.clock() + self.seconds
         signatures = []
         for index in range(min(count, MAX_SIGNATURES)):
-            if time.monotonic() >= deadline:
+            if self.clock() >= deadline:
                 domain = _text(_tags(message, index).get(b"d", b""))
                 signatures.append(Signature(domain, UNKNOWN, "the message's DNS deadline passed"))
                 continue
@@ -99,7 +105,11 @@ class MailSignatures:
         return Signature(domain, PASS)
 
     def _key(self, name: bytes) -> tuple:
-        """The parsed key published at name (asked once per run); _Unchecked when none is."""
+        """The parsed key published at name (asked once per run, or again a minute after no
+        answer); _Unchecked when none is."""
+        if self.unanswered.get(name, float("inf")) <= self.clock():
+            self.lookup = Lookup(self.config)   # it remembers its answers, silence included
+            del self.keys[name]
         if name not in self.keys:
             self.keys[name] = self._fetch(name)
         key = self.keys[name]
@@ -110,7 +120,9 @@ class MailSignatures:
     def _fetch(self, name: bytes) -> tuple | str:
         text = _text(name)
         answer = self.lookup.txt(text)
+        self.unanswered.pop(name, None)
         if answer.unknown:
+            self.unanswered[name] = self.clock() + ASK_AGAIN_SECONDS
             return f"no answer for the key at {text} ({answer.why})"
         if not answer.found or not answer.records:
             return f"the key at {text} is no longer published"

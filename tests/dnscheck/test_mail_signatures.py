@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from dnscheck.mail_signatures import MAX_SIGNATURES, MailSignatures
+from dnscheck.mail_signatures import ASK_AGAIN_SECONDS, MAX_SIGNATURES, MailSignatures
 from rules.authenticity import FAILED, OTHER_SIGNER, UNCHECKED, UNSIGNED, VERIFIED
 from tests.signed_mail import ed25519_key, report_message, rsa_key, signed
 
@@ -134,6 +134,43 @@ def test_each_key_is_asked_once_per_run(check, published):
         message = signed(report_message(GOOGLE, subject=f"Report {number}"), RSA_2048)
         assert check(message).authenticity == VERIFIED
     assert len(published.asked("s2048._domainkey.google.com", "TXT")) == 1
+
+
+class Clock:
+    """A monotonic clock the test moves."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_key_dns_gave_no_answer_for_is_asked_again_a_minute_later(dns_config, published):
+    clock = Clock()
+    check = MailSignatures(dns_config, clock=clock)
+    published.fault("google.com", "servfail")
+    assert check(signed(report_message(GOOGLE), RSA_2048)).authenticity == UNCHECKED
+    published.reset()               # DNS answers again
+    published.zone("google.com", RSA_2048.zone_line())
+    clock.now += ASK_AGAIN_SECONDS - 1
+    assert check(signed(report_message(GOOGLE), RSA_2048)).authenticity == UNCHECKED
+    clock.now += 1
+    assert check(signed(report_message(GOOGLE), RSA_2048)).authenticity == VERIFIED
+    clock.now += 3600
+    assert check(signed(report_message(GOOGLE), RSA_2048)).authenticity == VERIFIED
+    assert len(published.asked("s2048._domainkey.google.com", "TXT")) == 1
+
+
+def test_a_key_no_longer_published_is_not_asked_again_in_the_run(dns_config, dns_server):
+    clock = Clock()
+    check = MailSignatures(dns_config, clock=clock)
+    dns_server.zone("google.com", "")
+    assert check(signed(report_message(GOOGLE), RSA_2048)).authenticity == UNCHECKED
+    dns_server.zone("google.com", RSA_2048.zone_line())
+    clock.now += 3600
+    assert check(signed(report_message(GOOGLE), RSA_2048)).authenticity == UNCHECKED
+    assert len(dns_server.asked("s2048._domainkey.google.com", "TXT")) == 1
 
 
 def test_at_most_a_few_signatures_are_tried(check, published):
