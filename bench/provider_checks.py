@@ -35,27 +35,29 @@ class Memory(threading.Thread):
                 self.samples[name].append((time.time(), service.process.pid, service.rss()))
 
     def growth(self, since: float) -> dict[str, float | None]:
-        """Per service: last samples over the first ones after `since`, minus 1; None when
-        the process was restarted after `since` (nothing to compare)."""
+        """Per service: the median of its last minute's samples over that of its first minute
+        after `since`, minus 1; None when the process was restarted after `since` (nothing to
+        compare). Medians, as a job's pool of processes lives a few seconds: one sample taken
+        while it runs is not growth."""
         grown = {}
         for name, samples in self.samples.items():
             later = [s for s in samples if s[0] >= since]
             if len(later) < 6 or len({pid for _, pid, _ in later}) > 1:
                 grown[name] = None
                 continue
-            first = statistics.mean(s[2] for s in later[:3])
-            grown[name] = statistics.mean(s[2] for s in later[-3:]) / first - 1
+            first = [size for at, _, size in later if at < later[0][0] + 60]
+            last = [size for at, _, size in later if at > later[-1][0] - 60]
+            grown[name] = statistics.median(last) / statistics.median(first) - 1
         return grown
 
-
     def by_minute(self, began: float) -> dict[str, list[int]]:
-        """Per service: its resident MB at each whole minute of the run."""
+        """Per service: the median of its resident MB in each whole minute of the run."""
         shown = {}
         for name, samples in self.samples.items():
-            minutes = {}
+            minutes = collections.defaultdict(list)
             for at, _, size in samples:
-                minutes.setdefault(int((at - began) // 60), size // 2**20)
-            shown[name] = [minutes[m] for m in sorted(minutes)]
+                minutes[int((at - began) // 60)].append(size)
+            shown[name] = [round(statistics.median(minutes[m]) / 2**20) for m in sorted(minutes)]
         return shown
 
 
