@@ -59,7 +59,7 @@ def fill(url: str, orgs, reporters: int, processes: int) -> None:
     build_store(url, orgs)
     with tempfile.TemporaryDirectory(prefix="rua-bench-snapshots-") as folder:
         files = write_reports(pathlib.Path(folder), orgs, DAY, reporters)
-        seconds, counts = run_workers(url, files, processes)
+        seconds, counts, _ = run_workers(url, files, processes)
     analyze(url)
     print(f"filled: {len(files):,} reports in {seconds:.0f} s {counts}")
 
@@ -75,7 +75,7 @@ def change_every_org(url: str, orgs, processes: int) -> None:
             path.write_text(re.sub(r"<report_id>(.*?)</report_id>",
                                    rf"<report_id>\1.{nonce}</report_id>", text, count=1),
                             encoding="utf-8")
-        _, counts = run_workers(url, files, processes)
+        _, counts, _ = run_workers(url, files, processes)
     if counts.get("stored", 0) != len(files):
         raise SystemExit(f"the change reports were not all stored: {counts}")
 
