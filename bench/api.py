@@ -125,14 +125,11 @@ class Gunicorn:
         if self.root != ROOT:
             env["PYTHONPATH"] = str(self.root)
         self.log = tempfile.TemporaryFile()
-        # The access log (stdout) is kept on, as deployed; it goes nowhere here.
-        # bench/ holds this checkout's app variants; another checkout's bench scripts (ingest.py,
-        # sources.py, dns.py) would shadow the packages of the same name, so it is left out.
-        # rua's own app (wsgi:app) needs none of them, and its ingest package would be shadowed.
-        ours = self.root == ROOT and not self.app_spec.startswith("wsgi:")
-        bench = ["--pythonpath", "bench"] if ours else []
+        # The access log (stdout) is kept on, as deployed; it goes nowhere here. The bench's own
+        # app variants are named as modules of the bench package (bench.api_apps:bare), so
+        # bench/ never goes on the path, where its ingest.py would shadow rua's ingest package.
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", str(CONF), *bench, self.app_spec],
+            [sys.executable, "-m", "gunicorn", "-c", str(CONF), self.app_spec],
             cwd=self.root, env=env,
             stdout=subprocess.DEVNULL, stderr=self.log)
         deadline = time.monotonic() + 30

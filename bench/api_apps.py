@@ -37,14 +37,9 @@ def metered_app(config=None, clock=None):
     webapp.quota through store.usage's one upsert), rua's error answers and quota headers;
     then the same constant body. Quotas exact across hosts need a store round trip a request."""
     import os
-    import sys
 
     from flask import Flask, Response
 
-    # bench.api.Gunicorn puts bench/ first on the path for this checkout's app variants, where
-    # bench/ingest.py would stand for rua's ingest package, which webapp imports.
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [path for path in sys.path if os.path.abspath(path) != here]
     import store
     from config import Config
     from store.clock import utcnow

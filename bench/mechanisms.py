@@ -29,7 +29,7 @@ from bench import api_store  # noqa: E402
 from bench.api import BASE, ensure_store, ensure_wrk  # noqa: E402
 from bench.interleave import Target, measure, ratios, report  # noqa: E402
 
-FULL = "mechanisms:app()"
+FULL = "bench.mechanisms:app()"
 CEILING = "bare WSGI, constant 2 KB (ceiling)"
 
 
@@ -121,7 +121,7 @@ def plan(ids, only: list[str], before: pathlib.Path | None) -> list[Target]:
     wanted = sorted({r for name in only for r in SWITCHES[name][2]}, key=list(paths).index)
     targets += [full[r] for r in wanted]
     for name in only:
-        targets += [Target(f"{r}: without {name}", f'mechanisms:app("{name}")', paths[r],
+        targets += [Target(f"{r}: without {name}", f'bench.mechanisms:app("{name}")', paths[r],
                            full[r].label) for r in SWITCHES[name][2]]
     if before is not None:
         for r in ("overview", "health", "report"):

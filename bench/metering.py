@@ -99,11 +99,13 @@ def _snapshots(org_ids: list[str]) -> None:
         refresh_org(org_id, utcnow())
 
 
+# The real app with the metering step taken out, served as gunicorn serves each target.
+BARE = "bench.metering:bare_app()"
 # --floor: the probes of bench/metering_probes.py, each measured against the same bare target.
-PROBES = (("no count (constant tally)", "metering_probes:constant_app()"),
-          ("one-row write, SQLite", "metering_probes:write_app()"),
-          ("round trip to a local process", "metering_probes:round_trip_app()"),
-          ("shared memory under a lock file", "metering_probes:shared_memory_app()"))
+PROBES = (("no count (constant tally)", "bench.metering_probes:constant_app()"),
+          ("one-row write, SQLite", "bench.metering_probes:write_app()"),
+          ("round trip to a local process", "bench.metering_probes:round_trip_app()"),
+          ("shared memory under a lock file", "bench.metering_probes:shared_memory_app()"))
 
 
 def measure(url: str, label: str, seconds: int, rounds: int, floor: bool = False) -> list[tuple]:
@@ -115,7 +117,7 @@ def measure(url: str, label: str, seconds: int, rounds: int, floor: bool = False
     plaintexts = prepare(url)
     targets, measured = [], []
     for path in _endpoints(url):
-        bare = Target(f"{label} {path} bare", "metering:bare_app()", [path])
+        bare = Target(f"{label} {path} bare", BARE, [path])
         targets.append(bare)
         for what, spec in (("exact metering", "wsgi:app"),) + (PROBES if floor else ()):
             target = Target(f"{label} {path} {what}", spec, [path], bare.label)
