@@ -98,9 +98,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=1_000_000)
-    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=30,
+                        help="views of each page, at least 2 for a p95 (default 30)")
     parser.add_argument("--database-url", default="")
     args = parser.parse_args()
+    if args.rounds < 2:
+        parser.error("--rounds must be at least 2: a p95 needs two views of a page")
     with tempfile.TemporaryDirectory(prefix="rua-bench-pages-") as folder:
         url = args.database_url or f"sqlite:///{folder}/rua.db"
         if not args.database_url or not has_bench(url):

@@ -308,10 +308,13 @@ def main() -> None:
     parser.add_argument("--orgs", type=int, default=20, help="other organizations (default 20)")
     parser.add_argument("--other-reports", type=int, default=10_000,
                         help="reports of each other organization (default 10,000)")
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--rounds", type=int, default=15,
+                        help="rounds, the first a warm-up, so at least 2 (default 15)")
     parser.add_argument("--compare", action="store_true",
                         help="alternate rounds with main's report indexes created again")
     args = parser.parse_args()
+    if args.rounds < 2:
+        parser.error("--rounds must be at least 2: the first round is a warm-up")
     database = open_db(args.database_url)
     org_id = fill(database, args.reports, args.orgs, args.other_reports)
     measure(args.database_url, org_id, args.rounds, args.compare)
