@@ -8,6 +8,7 @@ from flask import Blueprint, Response, g, request
 
 from store import report_queries as queries
 from store.clock import stored_instant
+from store.encoding import dumps
 from webapp import params
 from webapp.auth import requires
 from webapp.connections import streamed
@@ -66,6 +67,18 @@ def report_filter(args) -> queries.ReportFilter:
 @bp.get("/reports")
 @requires("report:read")
 def index():
+    """The list's JSON, remembered until the organization's reports change (its report
+    version); a download is made afresh."""
+    args, org_id = request.args, g.principal.org_id
+    key = ("reports page", _with_domains(org_id, report_filter(args)), params.page(args))
+    if params.choice(args, "format", ("csv", "json"), None) is not None:
+        return answer()
+    body = remember(key, org_id, lambda: dumps(answer()), kept="pages")
+    return Response(body, mimetype="application/json")
+
+
+def answer():
+    """The request's GET /reports body (the reports page's too), or the download it asks for."""
     args, org_id = request.args, g.principal.org_id
     wanted = _with_domains(org_id, report_filter(args))
     page = params.page(args)

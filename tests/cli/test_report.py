@@ -76,6 +76,23 @@ def test_replace_puts_the_genuine_report_in_place_and_back(rua, acme, config, da
                                                                           999_999)]
 
 
+def test_a_list_remembered_before_a_replace_shows_the_genuine_report_after(rua, acme, config,
+                                                                          database, tmp_path):
+    make_domain(acme, "example.com")
+    ingest(config, tmp_path, "forged.xml", FORGED)
+    ingest(config, tmp_path, "genuine.xml", GENUINE)
+    key = make_key(acme, scope="read", role="owner")[1]
+    client = create_app(config).test_client()      # one app: what it remembers is kept
+
+    def listed() -> list[int]:
+        resp = client.get("/api/v1/reports", headers={"Authorization": f"Bearer {key}"})
+        db.initialize(database)
+        return [r["total_messages"] for r in resp.get_json()["reports"]]
+    assert listed() == [999_999]
+    assert rua("report", "replace", "1", "--yes").exit_code == 0
+    assert listed() == [12]
+
+
 def test_a_forged_tls_report_is_replaced_and_the_api_shows_the_genuine(rua, acme, config,
                                                                        database, tmp_path):
     make_domain(acme, "example.com")

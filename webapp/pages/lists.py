@@ -31,8 +31,9 @@ def _listing(template: str, title: str, answer, **context):
 
 @bp.get("/reports")
 @page("/reports")
+@requires("report:read")
 def reports():
-    return _listing("pages/reports.html", "Reports", reports_api.index(),
+    return _listing("pages/reports.html", "Reports", reports_api.answer(),
                     sorts=reports_api.SORTS)
 
 
