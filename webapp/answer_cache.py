@@ -4,10 +4,9 @@ What it buys: /statistics, /top-sources, /domains and the report list's totals s
 organization's rollups, which takes far longer than answering from memory (bench/mechanisms.py,
 "answer_cache"); a page of /sources reads its sources and each one's domains, and a page of
 /reports 50 reports' rows, each well over the CPU of a request answered from memory
-(docs/performance.md). What it costs to keep correct: every
-change to what they sum must move the organization's report version
-(store.queries.report_version): storing a DMARC report and taking one out
-(store/events.reports_changed) move it.
+(docs/performance.md). What it costs to keep correct: every change to what they sum must move
+the organization's report version (store.queries.report_version): storing a DMARC report and
+taking one out (store/events.reports_changed) move it.
 """
 from __future__ import annotations
 

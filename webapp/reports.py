@@ -20,6 +20,7 @@ from webapp.responses import csv_download, json_download, with_more
 
 bp = Blueprint("reports", __name__)
 SORTS = tuple(queries.REPORT_SORTS)
+DOWNLOADS = ("csv", "json")        # format=: the page as a file, made afresh each time
 CSV_COLUMNS = ("id", "report_id", "org_name", "domain", "total_messages", "compliant_messages",
                "compliance_rate", "policy_p", "date_begin", "date_end")
 
@@ -71,7 +72,7 @@ def index():
     version); a download is made afresh."""
     args, org_id = request.args, g.principal.org_id
     key = ("reports page", _with_domains(org_id, report_filter(args)), params.page(args))
-    if params.choice(args, "format", ("csv", "json"), None) is not None:
+    if params.choice(args, "format", DOWNLOADS, None) is not None:
         return answer()
     body = remember(key, org_id, lambda: dumps(answer()), kept="pages")
     return Response(body, mimetype="application/json")
@@ -82,7 +83,7 @@ def answer():
     args, org_id = request.args, g.principal.org_id
     wanted = _with_domains(org_id, report_filter(args))
     page = params.page(args)
-    download = params.choice(args, "format", ("csv", "json"), None)
+    download = params.choice(args, "format", DOWNLOADS, None)
     if download is not None:
         rows = queries.report_rows(org_id, wanted, page.limit, page.offset)
         if download == "csv":
